@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# guacrng: kernel module, userspace tools and their test suites.
+#
+#   make              build the module for the running kernel (KDIR=...) and the tools
+#   make demo         end to end in a VM: install deps, build, boot a Debian kernel, show it
+#   make check        every test suite (userspace, VM on Debian 6.1 and 6.12, KUnit, debug kernel)
+#   make install      modules_install + depmod (run as root on the target machine)
+
+KDIR  ?= /lib/modules/$(shell uname -r)/build
+TOP   := $(CURDIR)
+BUILD := $(TOP)/build
+
+all: module tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+module-clean:
+	$(MAKE) -C $(KDIR) M=$(TOP) clean
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
+	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+
+tools:
+	$(MAKE) -C tools/userspace
+
+deps:
+	scripts/install-deps.sh
+
+check-user: tools
+	$(MAKE) -C tests/userspace run
+
+check: deps
+	$(MAKE) check-user
+
+clean:
+	rm -rf $(BUILD)
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
+
+.PHONY: all module module-clean install tools deps check-user check clean

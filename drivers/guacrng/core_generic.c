@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Portable guacamole implementation: one block at a time, no SIMD, correct on
+ * any architecture and endianness. The reference every other path must match,
+ * and the path the kernel uses where the FPU is not usable.
+ */
+#include <guacrng/core.h>
+#include "core_round.h"
+
+static const unsigned char guac_out_order[16] = { GUAC_OUT_ORDER };
+
+static void guac_put_le32(u8 *p, u32 v)
+{
+	p[0] = (u8)v;
+	p[1] = (u8)(v >> 8);
+	p[2] = (u8)(v >> 16);
+	p[3] = (u8)(v >> 24);
+}
+
+static void guac_block_generic(u8 *out, u64 block)
+{
+	u32 start[16] = {
+		[0] = GUAC_C0, [5] = GUAC_C1, [10] = GUAC_C2, [15] = GUAC_C3,
+		[6] = (u32)block, [7] = (u32)(block >> 32),
+	};
+	u32 x[16];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		x[i] = start[i];
+	for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)
+		GUAC_DOUBLE_ROUND(x);
+	for (i = 0; i < 16; i++) {
+		int w = guac_out_order[i];
+
+		guac_put_le32(out + 4 * i, x[w] + start[w]);
+	}
+}
+
+void guac_blocks_generic(u8 *out, u64 block, size_t nblocks)
+{
+	while (nblocks--) {
+		guac_block_generic(out, block++);
+		out += GUAC_BLOCK_SIZE;
+	}
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/guac: the guacamole stream as a seekable character device.
+ *
+ * Byte p of an open file is stream byte p of the stream seen from the file's
+ * origin block, so reads are a pure function of (origin, position): nothing
+ * is shared between readers and nothing needs a lock. The file position is
+ * the only state, and the VFS owns it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <linux/version.h>
+#include <uapi/linux/guacrng.h>
+#include "guacrng.h"
+
+/* Reads up to this size are generated on the stack, larger ones in a page. */
+#define GUAC_SMALL_READ 256
+
+struct guac_file {
+	u64 origin;	/* block index added to the position, mod 2^64 */
+};
+
+/* ============================ open and release ============================ */
+
+static int guac_open(struct inode *inode, struct file *file)
+{
+	struct guac_file *gf = kzalloc(sizeof(*gf), GFP_KERNEL);
+
+	if (!gf)
+		return -ENOMEM;
+	file->private_data = gf;
+	return 0;
+}
+
+static int guac_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+/* ================================= reading ================================= */
+
+/*
+ * Generate a page at a time outside any lock, copy it out with the FPU
+ * released, and stop early on a fault or a signal: the caller gets the bytes
+ * copied so far, -EFAULT only when there are none. Positions stop at
+ * OFFSET_MAX (end of file); the origin ioctl reaches the blocks beyond.
+ */
+static ssize_t guac_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
+{
+	struct guac_file *gf = kiocb->ki_filp->private_data;
+	u64 origin = READ_ONCE(gf->origin);
+	u8 small[GUAC_SMALL_READ];
+	loff_t pos = kiocb->ki_pos;
+	size_t len, total = 0;
+	unsigned int skip;
+	u64 block;
+	u8 *buf;
+
+	if (pos < 0)
+		return -EINVAL;
+	len = min_t(u64, iov_iter_count(iter), OFFSET_MAX - pos);
+	if (!len)
+		return 0;
+
+	if (len <= sizeof(small)) {
+		buf = small;
+	} else {
+		buf = (u8 *)__get_free_page(GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+
+	block = origin + ((u64)pos >> GUAC_BLOCK_SHIFT);
+	skip = pos & (GUAC_BLOCK_SIZE - 1);
+	for (;;) {
+		size_t chunk = min_t(size_t, len, PAGE_SIZE);
+		size_t copied;
+
+		guac_generate(buf, block, skip, chunk);
+		copied = copy_to_iter(buf, chunk, iter);
+		total += copied;
+		len -= copied;
+		if (copied != chunk || !len)
+			break;
+		guac_pos_advance(&block, &skip, copied);
+
+		if (signal_pending(current))
+			break;
+		cond_resched();
+	}
+
+	if (buf != small)
+		free_page((unsigned long)buf);
+	if (!total)
+		return -EFAULT;
+	kiocb->ki_pos = pos + total;
+	return total;
+}
+
+static ssize_t guac_write_iter(struct kiocb *kiocb, struct iov_iter *from)
+{
+	return -EPERM;
+}
+
+/* ================================= seeking ================================= */
+
+/* SEEK_SET and SEEK_CUR within [0, OFFSET_MAX]; the stream has no end to seek to. */
+static loff_t guac_llseek(struct file *file, loff_t offset, int whence)
+{
+	if (whence != SEEK_SET && whence != SEEK_CUR)
+		return -EINVAL;
+	return generic_file_llseek_size(file, offset, whence, OFFSET_MAX,
+					OFFSET_MAX);
+}
+
+/* ================================== ioctl ================================== */
+
+static long guac_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct guac_file *gf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct guac_info info;
+	u64 origin;
+
+	switch (cmd) {
+	case GUAC_IOC_GET_INFO:
+		memset(&info, 0, sizeof(info));
+		info.version = GUAC_UAPI_VERSION;
+		info.impl = guac_impl_active();
+		info.cpu_features = guac_cpu_features();
+		strscpy(info.impl_name, guac_impl_names[info.impl],
+			sizeof(info.impl_name));
+		return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+	case GUAC_IOC_SET_ORIGIN:
+		if (copy_from_user(&origin, uarg, sizeof(origin)))
+			return -EFAULT;
+		WRITE_ONCE(gf->origin, origin);
+		return 0;
+	case GUAC_IOC_GET_ORIGIN:
+		origin = READ_ONCE(gf->origin);
+		return copy_to_user(uarg, &origin, sizeof(origin)) ? -EFAULT : 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* ============================ the misc device ============================= */
+
+static ssize_t implementation_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", guac_impl_names[guac_impl_active()]);
+}
+static DEVICE_ATTR_RO(implementation);
+
+static struct attribute *guac_dev_attrs[] = {
+	&dev_attr_implementation.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(guac_dev);
+
+static const struct file_operations guac_fops = {
+	.owner = THIS_MODULE,
+	.open = guac_open,
+	.release = guac_release,
+	.read_iter = guac_read_iter,
+	.write_iter = guac_write_iter,
+	.llseek = guac_llseek,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	.splice_read = copy_splice_read,
+#else
+	.splice_read = generic_file_splice_read,
+#endif
+	.unlocked_ioctl = guac_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice guac_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "guac",
+	.mode = 0444,
+	.fops = &guac_fops,
+	.groups = guac_dev_groups,
+};
+
+int guac_device_init(void)
+{
+	return misc_register(&guac_misc);
+}
+
+void guac_device_uninit(void)
+{
+	misc_deregister(&guac_misc);
+}

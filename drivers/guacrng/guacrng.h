@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * guacrng internals: the pieces main.c strings together.
+ */
+#ifndef GUACRNG_H
+#define GUACRNG_H
+
+#include <linux/types.h>
+#include <guacrng/core.h>
+
+/* simd.c: CPU features, the implementation in use, FPU sections. */
+int guac_simd_init(const char *impl_param);
+enum guac_impl guac_impl_active(void);
+bool guac_impl_supported(enum guac_impl impl);
+u32 guac_cpu_features(void);
+
+/*
+ * Fill a kernel buffer with the stream at (@block, @skip) using the active
+ * implementation, in FPU sections of at most GUAC_FPU_CHUNK bytes, or the
+ * portable one where the FPU is not usable or @len is too small to pay for it.
+ */
+void guac_generate(u8 *buf, u64 block, unsigned int skip, size_t len);
+
+/*
+ * The same with a forced implementation, which must be supported; returns
+ * false without writing if @impl needs the FPU and it is not usable here.
+ */
+bool guac_generate_impl(enum guac_impl impl, u8 *buf, u64 block,
+			unsigned int skip, size_t len);
+
+#define GUAC_FPU_CHUNK 4096
+
+/* selftest.c: the vectors and cross-checks, per implementation. */
+bool guac_selftest_impl(enum guac_impl impl);
+
+/* device.c: /dev/guac. */
+int guac_device_init(void);
+void guac_device_uninit(void);
+
+#endif /* GUACRNG_H */

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guacrng: /dev/guac, the seekable guacamole stream, and the CPU's
+ * RDRAND/RDSEED as a hwrng. This file only strings the parts together: each
+ * init step below is undone, in exact reverse order, by the exit path.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include "guacrng.h"
+
+static char *impl = "auto";
+module_param(impl, charp, 0444);
+MODULE_PARM_DESC(impl, "Implementation for /dev/guac: auto (default), avx512, avx2, sse2 or generic");
+
+static int __init guac_mod_init(void)
+{
+	int ret;
+
+	ret = guac_simd_init(impl);
+	if (ret)
+		return ret;
+
+	ret = guac_device_init();
+	if (ret)
+		return ret;
+
+	pr_info("/dev/guac ready, implementation %s\n",
+		guac_impl_names[guac_impl_active()]);
+	return 0;
+}
+
+static void __exit guac_mod_exit(void)
+{
+	guac_device_uninit();
+}
+
+module_init(guac_mod_init);
+module_exit(guac_mod_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Seekable guacamole stream (/dev/guac) and RDRAND/RDSEED hwrng");
+MODULE_AUTHOR("The guacrng developers");

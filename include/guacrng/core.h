@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The guacamole generator core, shared verbatim by the kernel module and the
+ * userspace library so that userspace tests and benchmarks exercise the very
+ * code the kernel runs.
+ *
+ * The stream is 2^64 blocks of 64 bytes. Block i is a function of i alone, so
+ * any byte of the 2^70-byte stream can be produced without producing the bytes
+ * before it.
+ */
+#ifndef GUACRNG_CORE_H
+#define GUACRNG_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stddef.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint32_t u32;
+typedef uint64_t u64;
+#endif
+
+#define GUAC_BLOCK_SIZE 64
+#define GUAC_BLOCK_SHIFT 6
+
+/* Implementations, from the portable one up; each step processes more blocks. */
+enum guac_impl {
+	GUAC_IMPL_GENERIC,
+	GUAC_IMPL_SSE2,
+	GUAC_IMPL_AVX2,
+	GUAC_IMPL_AVX512,
+	GUAC_IMPL_COUNT
+};
+
+/* Lowercase names, as used by the impl= module parameter and the tools. */
+extern const char *const guac_impl_names[GUAC_IMPL_COUNT];
+
+/* Blocks one SIMD step of each implementation produces. */
+extern const unsigned int guac_impl_lanes[GUAC_IMPL_COUNT];
+
+/*
+ * Produce @nblocks whole blocks starting at block index @block (mod 2^64).
+ * The SIMD implementations run in steps of guac_impl_lanes[] blocks and hand
+ * any remainder to the next narrower implementation, down to the portable one.
+ *
+ * In the kernel, the caller must hold an FPU section for any impl other than
+ * GUAC_IMPL_GENERIC; the caller must also have checked that the CPU supports
+ * @impl (and, by construction, every narrower one).
+ */
+void guac_blocks(enum guac_impl impl, u8 *out, u64 block, size_t nblocks);
+
+/*
+ * Fill @len bytes with the stream starting at byte @skip (0..63) of block
+ * @block. Neither @out nor the start need any alignment. Same FPU and CPU
+ * rules as guac_blocks().
+ */
+void guac_fill(enum guac_impl impl, u8 *out, u64 block, unsigned int skip,
+	       size_t len);
+
+/* Move a stream position (block, byte in block) forward by @n bytes. */
+static inline void guac_pos_advance(u64 *block, unsigned int *skip, size_t n)
+{
+	u64 bytes = (u64)*skip + n;
+
+	*block += bytes >> GUAC_BLOCK_SHIFT;
+	*skip = (unsigned int)(bytes & (GUAC_BLOCK_SIZE - 1));
+}
+
+/* The per-implementation step functions; SIMD ones process whole steps. */
+void guac_blocks_generic(u8 *out, u64 block, size_t nblocks);
+void guac_steps_sse2(u8 *out, u64 block, size_t nsteps);
+void guac_steps_avx2(u8 *out, u64 block, size_t nsteps);
+void guac_steps_avx512(u8 *out, u64 block, size_t nsteps);
+
+#endif /* GUACRNG_CORE_H */

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* The guac subcommands; each parses its own options and returns an exit code. */
+#ifndef GUAC_CMDS_H
+#define GUAC_CMDS_H
+
+int guac_cmd_gen(int argc, char **argv);
+
+#endif /* GUAC_CMDS_H */

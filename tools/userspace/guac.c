@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* guac: generate, verify and benchmark the guacamole stream and guacrng devices. */
+#include <stdio.h>
+#include <string.h>
+#include "cmds.h"
+#include "libguac.h"
+#include "util.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} guac_cmds[] = {
+	{ "gen", guac_cmd_gen, "write the guacamole stream to stdout" },
+};
+
+#define GUAC_NR_CMDS (sizeof(guac_cmds) / sizeof(guac_cmds[0]))
+
+static void guac_usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "Usage: guac COMMAND [OPTIONS]\n\n"
+		"The guacamole stream: 2^64 blocks of 64 bytes, byte-for-byte what /dev/guac\n"
+		"serves at the same position.\n\nCommands:\n");
+	for (i = 0; i < GUAC_NR_CMDS; i++)
+		fprintf(f, "  %-8s %s\n", guac_cmds[i].name, guac_cmds[i].summary);
+	fprintf(f, "\n'guac COMMAND --help' describes each command.\n"
+		"Best implementation on this CPU: %s\n",
+		guac_impl_names[guac_impl_best()]);
+}
+
+int main(int argc, char **argv)
+{
+	static char prog[64];
+	unsigned int i;
+
+	if (argc < 2) {
+		guac_usage(stderr);
+		return GUAC_EXIT_ERROR;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		guac_usage(stdout);
+		return GUAC_EXIT_OK;
+	}
+	for (i = 0; i < GUAC_NR_CMDS; i++) {
+		if (strcmp(argv[1], guac_cmds[i].name))
+			continue;
+		snprintf(prog, sizeof(prog), "guac %s", guac_cmds[i].name);
+		guac_prog = prog;
+		return guac_cmds[i].run(argc - 1, argv + 1);
+	}
+	guac_err("unknown command '%s' (try 'guac --help')", argv[1]);
+	return GUAC_EXIT_ERROR;
+}

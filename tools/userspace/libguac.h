@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * libguac: the shared guacamole core plus userspace CPU feature detection,
+ * implementation choice and stream-position helpers.
+ */
+#ifndef LIBGUAC_H
+#define LIBGUAC_H
+
+#include <stdbool.h>
+#include <guacrng/core.h>
+#include <uapi/linux/guacrng.h>
+
+/*
+ * Feature bits are the uapi GUAC_FEAT_* ones, so tools compare what the
+ * device reports with what they detect. AVX2 and AVX512 need OS support for
+ * the YMM and ZMM state as well as the instructions.
+ */
+#define GUAC_CPU_SSE2 GUAC_FEAT_SSE2
+#define GUAC_CPU_AVX2 GUAC_FEAT_AVX2
+#define GUAC_CPU_AVX512 GUAC_FEAT_AVX512
+#define GUAC_CPU_RDRAND GUAC_FEAT_RDRAND
+#define GUAC_CPU_RDSEED GUAC_FEAT_RDSEED
+
+/* Features of this CPU and OS, as cpuid and xgetbv report them. */
+unsigned int guac_cpu_detect(void);
+
+/*
+ * Features in effect: the detected ones, less any masked off with
+ * guac_cpu_restrict() (for tests and benchmarks that force a subset).
+ */
+unsigned int guac_cpu_features(void);
+void guac_cpu_restrict(unsigned int mask);
+
+/*
+ * An implementation needs its own feature and every narrower one, because
+ * each hands its remainder down the chain.
+ */
+bool guac_impl_usable(enum guac_impl impl, unsigned int features);
+
+/* The widest usable implementation under the features in effect. */
+enum guac_impl guac_impl_best(void);
+
+/* Parse an implementation name ("auto" gives guac_impl_best()); -1 if unknown. */
+int guac_impl_parse(const char *name);
+
+/*
+ * Stream bytes [offset, offset + len) of the stream seen from block @origin,
+ * i.e. byte offset % 64 of block origin + offset / 64 (mod 2^64), onwards.
+ */
+static inline void guac_stream_fill(enum guac_impl impl, u8 *out, u64 origin,
+				    u64 offset, size_t len)
+{
+	guac_fill(impl, out, origin + (offset >> GUAC_BLOCK_SHIFT),
+		  (unsigned int)(offset & (GUAC_BLOCK_SIZE - 1)), len);
+}
+
+#endif /* LIBGUAC_H */

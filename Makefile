@@ -39,4 +39,7 @@ clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
 
+# Each suite's targets live in its own fragment.
+include $(sort $(wildcard scripts/make/*.mk))
+
 .PHONY: all module module-clean install tools deps check-user check clean

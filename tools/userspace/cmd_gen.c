@@ -69,7 +69,7 @@ int guac_cmd_gen(int argc, char **argv)
 			gen_usage(stdout);
 			return GUAC_EXIT_OK;
 		default:
-			gen_usage(stderr);
+			fprintf(stderr, "Try 'guac gen --help'.\n");
 			return GUAC_EXIT_ERROR;
 		}
 	}

@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 			continue;
 		snprintf(prog, sizeof(prog), "guac %s", guac_cmds[i].name);
 		guac_prog = prog;
+		argv[1] = prog;		/* getopt's messages name the subcommand */
 		return guac_cmds[i].run(argc - 1, argv + 1);
 	}
 	guac_err("unknown command '%s' (try 'guac --help')", argv[1]);

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what building and testing guacrng needs, from Debian's packages.
+# Idempotent and quick when everything is present: apt runs only for what is missing.
+set -eu
+
+packages="
+	build-essential bc bison flex kmod cpio rsync xz-utils python3
+	libelf-dev libssl-dev dwarves
+	libcmocka-dev
+	qemu-system-x86 busybox-static coreutils
+	dieharder rng-tools5 gnuplot-nox
+"
+
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages:$missing (run as root, or install them)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

@@ -5,9 +5,14 @@
  * and the path the kernel uses where the FPU is not usable.
  */
 #include <guacrng/core.h>
+
+#define GUAC_WORD u32
 #include "core_round.h"
 
-static const unsigned char guac_out_order[16] = { GUAC_OUT_ORDER };
+/* Word k of a block's output is state word guac_out_order[k]. */
+static const unsigned char guac_out_order[16] = {
+	4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11, 0, 5, 10, 15
+};
 
 static void guac_put_le32(u8 *p, u32 v)
 {
@@ -29,7 +34,7 @@ static void guac_block_generic(u8 *out, u64 block)
 	for (i = 0; i < 16; i++)
 		x[i] = start[i];
 	for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)
-		GUAC_DOUBLE_ROUND(x);
+		guac_double_round(x);
 	for (i = 0; i < 16; i++) {
 		int w = guac_out_order[i];
 

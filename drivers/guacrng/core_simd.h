@@ -11,33 +11,43 @@
  * may only ever run inside kernel_fpu_begin()/kernel_fpu_end().
  */
 #include <guacrng/core.h>
-#include "core_round.h"
 
 typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
+#define GUAC_WORD guac_vec
+#include "core_round.h"
 
+/*
+ * Shuffle masks (__builtin_shuffle indices: 0..L-1 pick from the first
+ * operand, L..2L-1 from the second). UNPACK_* interleave within each 128-bit
+ * chunk as punpck{l,h}{dq,qdq} do; the CHUNK masks move whole 128-bit chunks.
+ */
 #if GUAC_LANES == 4
-#define GUAC_CHUNKS(m) m(0)
-#define GUAC_IOTA 0, 1, 2, 3
+#define GUAC_IOTA { 0, 1, 2, 3 }
+#define GUAC_UNPACK_LO32 { 0, 4, 1, 5 }
+#define GUAC_UNPACK_HI32 { 2, 6, 3, 7 }
+#define GUAC_UNPACK_LO64 { 0, 1, 4, 5 }
+#define GUAC_UNPACK_HI64 { 2, 3, 6, 7 }
 #elif GUAC_LANES == 8
-#define GUAC_CHUNKS(m) m(0), m(1)
-#define GUAC_IOTA 0, 1, 2, 3, 4, 5, 6, 7
+#define GUAC_IOTA { 0, 1, 2, 3, 4, 5, 6, 7 }
+#define GUAC_UNPACK_LO32 { 0, 8, 1, 9, 4, 12, 5, 13 }
+#define GUAC_UNPACK_HI32 { 2, 10, 3, 11, 6, 14, 7, 15 }
+#define GUAC_UNPACK_LO64 { 0, 1, 8, 9, 4, 5, 12, 13 }
+#define GUAC_UNPACK_HI64 { 2, 3, 10, 11, 6, 7, 14, 15 }
+#define GUAC_CHUNK0_OF_AB { 0, 1, 2, 3, 8, 9, 10, 11 }
+#define GUAC_CHUNK1_OF_AB { 4, 5, 6, 7, 12, 13, 14, 15 }
 #elif GUAC_LANES == 16
-#define GUAC_CHUNKS(m) m(0), m(1), m(2), m(3)
-#define GUAC_IOTA 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+#define GUAC_IOTA { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }
+#define GUAC_UNPACK_LO32 { 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29 }
+#define GUAC_UNPACK_HI32 { 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31 }
+#define GUAC_UNPACK_LO64 { 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29 }
+#define GUAC_UNPACK_HI64 { 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31 }
+#define GUAC_CHUNKS_A0_B0_A2_B2 { 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27 }
+#define GUAC_CHUNKS_A1_B1_A3_B3 { 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31 }
+#define GUAC_CHUNKS_A0_A1_B0_B1 { 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23 }
+#define GUAC_CHUNKS_A2_A3_B2_B3 { 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31 }
 #else
 #error "GUAC_LANES must be 4, 8 or 16"
 #endif
-
-/* Interleaves as unpck{l,h}{ps,pd} do, within each 128-bit chunk. */
-#define GUAC_L GUAC_LANES
-#define GUAC_LO32(c) 4 * (c), GUAC_L + 4 * (c), 4 * (c) + 1, GUAC_L + 4 * (c) + 1
-#define GUAC_HI32(c) 4 * (c) + 2, GUAC_L + 4 * (c) + 2, 4 * (c) + 3, GUAC_L + 4 * (c) + 3
-#define GUAC_LO64(c) 4 * (c), 4 * (c) + 1, GUAC_L + 4 * (c), GUAC_L + 4 * (c) + 1
-#define GUAC_HI64(c) 4 * (c) + 2, 4 * (c) + 3, GUAC_L + 4 * (c) + 2, GUAC_L + 4 * (c) + 3
-
-/* Lanes of chunk c (of a) and chunk d (of b), as __builtin_shuffle indices. */
-#define GUAC_CH(c) 4 * (c), 4 * (c) + 1, 4 * (c) + 2, 4 * (c) + 3
-#define GUAC_CH_B(c) GUAC_CH(GUAC_LANES / 4 + (c))
 
 /*
  * 4x4 transpose of 32-bit words inside every 128-bit chunk: afterwards chunk c
@@ -46,10 +56,10 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 static inline void guac_transpose4(guac_vec a, guac_vec b, guac_vec c,
 				   guac_vec d, guac_vec r[4])
 {
-	const guac_vec m_lo32 = { GUAC_CHUNKS(GUAC_LO32) };
-	const guac_vec m_hi32 = { GUAC_CHUNKS(GUAC_HI32) };
-	const guac_vec m_lo64 = { GUAC_CHUNKS(GUAC_LO64) };
-	const guac_vec m_hi64 = { GUAC_CHUNKS(GUAC_HI64) };
+	const guac_vec m_lo32 = GUAC_UNPACK_LO32;
+	const guac_vec m_hi32 = GUAC_UNPACK_HI32;
+	const guac_vec m_lo64 = GUAC_UNPACK_LO64;
+	const guac_vec m_hi64 = GUAC_UNPACK_HI64;
 	guac_vec t0 = __builtin_shuffle(a, b, m_lo32);
 	guac_vec t1 = __builtin_shuffle(a, b, m_hi32);
 	guac_vec t2 = __builtin_shuffle(c, d, m_lo32);
@@ -81,18 +91,18 @@ static inline void guac_store_blocks(u8 *out, guac_vec row[4][4])
 		guac_storeu(out + 64 * k + 32, row[2][k]);
 		guac_storeu(out + 64 * k + 48, row[3][k]);
 #elif GUAC_LANES == 8
-		const guac_vec m_c0 = { GUAC_CH(0), GUAC_CH_B(0) };
-		const guac_vec m_c1 = { GUAC_CH(1), GUAC_CH_B(1) };
+		const guac_vec m_c0 = GUAC_CHUNK0_OF_AB;
+		const guac_vec m_c1 = GUAC_CHUNK1_OF_AB;
 
 		guac_storeu(out + 64 * k, __builtin_shuffle(row[0][k], row[1][k], m_c0));
 		guac_storeu(out + 64 * k + 32, __builtin_shuffle(row[2][k], row[3][k], m_c0));
 		guac_storeu(out + 64 * (4 + k), __builtin_shuffle(row[0][k], row[1][k], m_c1));
 		guac_storeu(out + 64 * (4 + k) + 32, __builtin_shuffle(row[2][k], row[3][k], m_c1));
 #else
-		const guac_vec m_even = { GUAC_CH(0), GUAC_CH_B(0), GUAC_CH(2), GUAC_CH_B(2) };
-		const guac_vec m_odd = { GUAC_CH(1), GUAC_CH_B(1), GUAC_CH(3), GUAC_CH_B(3) };
-		const guac_vec m_lo = { GUAC_CH(0), GUAC_CH(1), GUAC_CH_B(0), GUAC_CH_B(1) };
-		const guac_vec m_hi = { GUAC_CH(2), GUAC_CH(3), GUAC_CH_B(2), GUAC_CH_B(3) };
+		const guac_vec m_even = GUAC_CHUNKS_A0_B0_A2_B2;
+		const guac_vec m_odd = GUAC_CHUNKS_A1_B1_A3_B3;
+		const guac_vec m_lo = GUAC_CHUNKS_A0_A1_B0_B1;
+		const guac_vec m_hi = GUAC_CHUNKS_A2_A3_B2_B3;
 		/* p = A0 B0 A2 B2, q = A1 B1 A3 B3, likewise r and s for C and D. */
 		guac_vec p = __builtin_shuffle(row[0][k], row[1][k], m_even);
 		guac_vec q = __builtin_shuffle(row[0][k], row[1][k], m_odd);
@@ -110,7 +120,7 @@ static inline void guac_store_blocks(u8 *out, guac_vec row[4][4])
 static inline void guac_step(u8 *out, u64 block)
 {
 	const guac_vec zero = { 0 };
-	const guac_vec iota = { GUAC_IOTA };
+	const guac_vec iota = GUAC_IOTA;
 	const guac_vec lo_base = zero + (u32)block;
 	guac_vec x[16], row[4][4], lo, hi;
 	int i;
@@ -130,7 +140,7 @@ static inline void guac_step(u8 *out, u64 block)
 	x[7] = hi;
 
 	for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)
-		GUAC_DOUBLE_ROUND(x);
+		guac_double_round(x);
 
 	x[0] += GUAC_C0;
 	x[5] += GUAC_C1;

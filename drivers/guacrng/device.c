@@ -18,7 +18,6 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
-#include <linux/version.h>
 #include <uapi/linux/guacrng.h>
 #include "guacrng.h"
 
@@ -176,7 +175,7 @@ static const struct file_operations guac_fops = {
 	.read_iter = guac_read_iter,
 	.write_iter = guac_write_iter,
 	.llseek = guac_llseek,
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#ifdef GUAC_HAVE_COPY_SPLICE_READ
 	.splice_read = copy_splice_read,
 #else
 	.splice_read = generic_file_splice_read,

@@ -24,7 +24,7 @@ static bool guac_selftest_vectors(enum guac_impl impl, u8 *buf)
 	bool ok = true;
 	size_t i;
 
-	for (i = 0; i < GUAC_NR_VECTORS; i++) {
+	for (i = 0; i < ARRAY_SIZE(guac_vectors); i++) {
 		const struct guac_vector *v = &guac_vectors[i];
 		const u8 *at = buf + GUAC_TEST_LEAD * GUAC_BLOCK_SIZE;
 

@@ -11,15 +11,8 @@
 #ifndef GUACRNG_CORE_H
 #define GUACRNG_CORE_H
 
-#ifdef __KERNEL__
+/* Userspace builds get u8..u64 from tools/userspace/include/linux/types.h. */
 #include <linux/types.h>
-#else
-#include <stddef.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
-#endif
 
 #define GUAC_BLOCK_SIZE 64
 #define GUAC_BLOCK_SHIFT 6

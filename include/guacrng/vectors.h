@@ -6,6 +6,7 @@
 #ifndef GUACRNG_VECTORS_H
 #define GUACRNG_VECTORS_H
 
+#include <linux/kernel.h>
 #include "core.h"
 
 struct guac_vector {
@@ -35,7 +36,5 @@ static const struct guac_vector guac_vectors[] = {
 	  0xb7, 0x5a, 0x8c, 0x7f, 0xf9, 0xce, 0xe0, 0x2b,
 	  0x77, 0x19, 0xd9, 0xbc, 0x0a, 0xc4, 0x85, 0x9d } },
 };
-
-#define GUAC_NR_VECTORS (sizeof(guac_vectors) / sizeof(guac_vectors[0]))
 
 #endif /* GUACRNG_VECTORS_H */

@@ -55,7 +55,7 @@ static void check_vectors(enum guac_impl impl)
 	size_t i;
 	unsigned int lead;
 
-	for (i = 0; i < GUAC_NR_VECTORS; i++) {
+	for (i = 0; i < ARRAY_SIZE(guac_vectors); i++) {
 		const struct guac_vector *v = &guac_vectors[i];
 
 		for (lead = 0; lead < BLOCKS - 1; lead += 5) {

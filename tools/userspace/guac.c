@@ -12,6 +12,8 @@ static const struct {
 	const char *summary;
 } guac_cmds[] = {
 	{ "gen", guac_cmd_gen, "write the guacamole stream to stdout" },
+	{ "verify", guac_cmd_verify, "check that a file, device or pipe holds the stream" },
+	{ "bench", guac_cmd_bench, "measure the core, the devices and their peers" },
 };
 
 #define GUAC_NR_CMDS (sizeof(guac_cmds) / sizeof(guac_cmds[0]))

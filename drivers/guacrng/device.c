@@ -13,6 +13,7 @@
 #include <linux/gfp.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -37,6 +38,16 @@ static int guac_open(struct inode *inode, struct file *file)
 	if (!gf)
 		return -ENOMEM;
 	file->private_data = gf;
+	/*
+	 * Let a read that would pass OFFSET_MAX through rw_verify_area(), so
+	 * that guac_read_iter() can stop short there (end of file) instead of
+	 * the whole read failing with EINVAL. guac_llseek() still keeps the
+	 * position in [0, OFFSET_MAX]. Kernels with FOP_UNSIGNED_OFFSET take
+	 * it from guac_fops instead.
+	 */
+#ifndef FOP_UNSIGNED_OFFSET
+	file->f_mode |= FMODE_UNSIGNED_OFFSET;
+#endif
 	return 0;
 }
 
@@ -116,10 +127,23 @@ static ssize_t guac_write_iter(struct kiocb *kiocb, struct iov_iter *from)
 /* SEEK_SET and SEEK_CUR within [0, OFFSET_MAX]; the stream has no end to seek to. */
 static loff_t guac_llseek(struct file *file, loff_t offset, int whence)
 {
-	if (whence != SEEK_SET && whence != SEEK_CUR)
+	loff_t pos;
+
+	switch (whence) {
+	case SEEK_SET:
+		pos = offset;
+		break;
+	case SEEK_CUR:
+		if (check_add_overflow(file->f_pos, offset, &pos))
+			return -EINVAL;
+		break;
+	default:
 		return -EINVAL;
-	return generic_file_llseek_size(file, offset, whence, OFFSET_MAX,
-					OFFSET_MAX);
+	}
+	/* Unsigned offsets would let vfs_setpos() take a negative position. */
+	if (pos < 0)
+		return -EINVAL;
+	return vfs_setpos(file, pos, OFFSET_MAX);
 }
 
 /* ================================== ioctl ================================== */
@@ -168,8 +192,12 @@ static struct attribute *guac_dev_attrs[] = {
 };
 ATTRIBUTE_GROUPS(guac_dev);
 
-static const struct file_operations guac_fops = {
+/* Not static: the KUnit device suite drives these operations directly. */
+const struct file_operations guac_fops = {
 	.owner = THIS_MODULE,
+#ifdef FOP_UNSIGNED_OFFSET
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+#endif
 	.open = guac_open,
 	.release = guac_release,
 	.read_iter = guac_read_iter,

@@ -34,7 +34,12 @@ bool guac_generate_impl(enum guac_impl impl, u8 *buf, u64 block,
 bool guac_selftest_impl(enum guac_impl impl);
 
 /* device.c: /dev/guac. */
+extern const struct file_operations guac_fops;
 int guac_device_init(void);
 void guac_device_uninit(void);
+
+/* hwrng.c: RDSEED/RDRAND as a hwrng, when the CPU has RDRAND. */
+int guac_hwrng_init(void);
+void guac_hwrng_uninit(void);
 
 #endif /* GUACRNG_H */

@@ -28,11 +28,20 @@ static int __init guac_mod_init(void)
 
 	pr_info("/dev/guac ready, implementation %s\n",
 		guac_impl_names[guac_impl_active()]);
+
+	ret = guac_hwrng_init();
+	if (ret)
+		goto err_device;
 	return 0;
+
+err_device:
+	guac_device_uninit();
+	return ret;
 }
 
 static void __exit guac_mod_exit(void)
 {
+	guac_hwrng_uninit();
 	guac_device_uninit();
 }
 

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CPU's RDSEED or RDRAND as a hwrng, for /dev/hwrng, rngd and khwrngd.
+ *
+ * Registered when the CPU has RDRAND, and fed by RDSEED when it has that
+ * too: RDSEED hands out the conditioned output of the CPU's entropy source,
+ * RDRAND that of a DRBG seeded from it. The hwrng's name says which. Every
+ * word passes the health tests before any of it is delivered; a failure
+ * stops delivery (-EIO) until the source passes again.
+ *
+ * The hwrng core serialises calls of the read op (its reading_mutex), so the
+ * source needs no lock of its own; the counters are atomic for sysfs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/hw_random.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <uapi/linux/guacrng.h>
+#include "guacrng.h"
+#include "hwrng.h"
+
+/*
+ * Entropy credited per 1024 bits that khwrngd reads, when hwrng_quality=0.
+ *
+ * RDSEED: Intel and AMD design it as an SP 800-90B/C source of full entropy
+ * (1024). Nobody outside the vendor can check that, and the health tests catch
+ * a broken source, not a weak one, so we credit half the claim: a source off
+ * by up to a factor of two still fills the pool no faster than credited.
+ *
+ * RDRAND: the output of an AES-128 CTR DRBG reseeded at least every 511
+ * 128-bit blocks. Its 128-bit security strength is all it may claim between
+ * reseeds, so 128 bits per 511 * 128 output bits: 2.004 per 1024, rounded
+ * down to 2.
+ */
+#define GUAC_QUALITY_RDSEED 512
+#define GUAC_QUALITY_RDRAND 2
+
+static bool hwrng_enable = true;
+module_param_named(hwrng, hwrng_enable, bool, 0444);
+MODULE_PARM_DESC(hwrng, "Register RDSEED/RDRAND as a hwrng when the CPU has RDRAND (default: 1)");
+
+static unsigned int hwrng_quality;
+
+static int guac_quality_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 1024);
+}
+
+static const struct kernel_param_ops guac_quality_ops = {
+	.set = guac_quality_set,
+	.get = param_get_uint,
+};
+module_param_cb(hwrng_quality, &guac_quality_ops, &hwrng_quality, 0444);
+MODULE_PARM_DESC(hwrng_quality, "Entropy credited per 1024 bits, 1..1024; 0 (default): 512 for RDSEED, 2 for RDRAND");
+
+static char *hwrng_fault = "none";
+module_param(hwrng_fault, charp, 0444);
+MODULE_PARM_DESC(hwrng_fault, "TEST ONLY: replace RDRAND/RDSEED with a double: none (default), clean, cf0, intermittent, stuck, ones, zeros, cycle, stuckbit");
+
+/* ============================== the data path ============================== */
+
+void guac_hwrng_src_init(struct guac_hwrng_src *src,
+			 const struct guac_insn_ops *ops, bool rdseed,
+			 bool report)
+{
+	*src = (struct guac_hwrng_src){ .rdseed = rdseed, .report = report };
+	guac_insn_init(&src->insn, ops);
+	guac_health_init(&src->health);
+}
+
+static const char *guac_hwrng_insn_name(const struct guac_hwrng_src *src)
+{
+	return src->rdseed ? "RDSEED" : "RDRAND";
+}
+
+static bool guac_hwrng_try(struct guac_hwrng_src *src, u64 *word)
+{
+	if (src->rdseed)
+		return guac_insn_rdseed64(&src->insn, word);
+	return guac_insn_rdrand64(&src->insn, word);
+}
+
+/*
+ * One word within its tries: 0, -EAGAIN when RDSEED is dry and the caller
+ * may not wait (the normal state of a busy RDSEED, not a failure), or -EIO.
+ */
+static int guac_hwrng_word(struct guac_hwrng_src *src, u64 *word, bool wait)
+{
+	bool pause = src->rdseed && wait;
+	unsigned int tries, budget;
+
+	if (!src->rdseed)
+		budget = GUAC_RDRAND_TRIES;
+	else
+		budget = wait ? GUAC_RDSEED_TRIES_WAIT : GUAC_RDSEED_TRIES_NOWAIT;
+
+	for (tries = 0; tries < budget; tries++) {
+		if (tries && pause) {
+			/* Give the entropy source time to refill. */
+			udelay(1);
+			cond_resched();
+		}
+		if (guac_hwrng_try(src, word))
+			break;
+	}
+	if (tries)
+		atomic64_add(tries, &src->stats.retries);
+	if (tries < budget) {
+		if (src->insn_failing && src->report)
+			pr_info_ratelimited("hwrng: %s works again\n",
+					    guac_hwrng_insn_name(src));
+		src->insn_failing = false;
+		return 0;
+	}
+	if (src->rdseed && !wait)
+		return -EAGAIN;
+
+	atomic64_inc(&src->stats.failures);
+	if (!src->insn_failing && src->report)
+		pr_warn_ratelimited("hwrng: %s failed %u tries in a row\n",
+				    guac_hwrng_insn_name(src), budget);
+	src->insn_failing = true;
+	return -EIO;
+}
+
+/*
+ * Health-test @word: 0 to deliver it, -EAGAIN to drop it (start-up or
+ * recovery still under way), -EIO when it fails a test.
+ */
+static int guac_hwrng_health(struct guac_hwrng_src *src, u64 word)
+{
+	enum guac_health_state before = src->health.state;
+	enum guac_health_state fault = guac_health_test(&src->health, word);
+	bool was_failing = before != GUAC_HEALTH_OK &&
+			   before != GUAC_HEALTH_STARTUP;
+
+	if (fault != GUAC_HEALTH_OK) {
+		atomic64_inc(&src->stats.health_failures);
+		if (!was_failing && src->report)
+			pr_warn_ratelimited("hwrng: health test failed (%s), output stopped until %u words in a row pass\n",
+					    guac_health_state_name(fault),
+					    GUAC_HEALTH_WINDOW);
+		return -EIO;
+	}
+	if (before == GUAC_HEALTH_OK)
+		return 0;
+	/* The words of a start-up or recovery window are only tested. */
+	if (was_failing && guac_health_ok(&src->health) && src->report)
+		pr_info_ratelimited("hwrng: health tests pass again, output resumed\n");
+	return -EAGAIN;
+}
+
+int guac_hwrng_fill(struct guac_hwrng_src *src, void *buf, size_t max,
+		    bool wait)
+{
+	u8 *out = buf;
+	size_t done = 0;
+	u64 word = 0;
+	int ret = 0;
+
+	while (done < max) {
+		size_t len;
+
+		ret = guac_hwrng_word(src, &word, wait);
+		if (ret)
+			break;
+		ret = guac_hwrng_health(src, word);
+		if (ret == -EIO) {
+			memset(buf, 0, done);
+			done = 0;
+			break;
+		}
+		if (ret == -EAGAIN) {
+			/* At most a window of words, tested and dropped. */
+			if (wait)
+				cond_resched();
+			continue;
+		}
+		len = min(max - done, sizeof(word));
+		memcpy(out + done, &word, len);
+		done += len;
+	}
+	memzero_explicit(&word, sizeof(word));
+
+	if (done) {
+		atomic64_add(done, &src->stats.bytes);
+		return done;
+	}
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+/* ============================ the hwrng itself ============================ */
+
+static struct guac_hwrng {
+	struct hwrng rng;
+	struct guac_hwrng_src src;
+} guac_hwrng;
+
+static bool guac_hwrng_registered;
+
+static int guac_hwrng_read(struct hwrng *rng, void *buf, size_t max, bool wait)
+{
+	struct guac_hwrng *hw = container_of(rng, struct guac_hwrng, rng);
+
+	return guac_hwrng_fill(&hw->src, buf, max, wait);
+}
+
+/* ============== /sys/module/guacrng/hwrng/: source and counters ============== */
+
+/*
+ * Attributes of a module's kobject are module_attributes: its sysfs_ops
+ * call them with the module_kobject, not the kobj_attribute convention.
+ */
+struct guac_counter_attr {
+	struct module_attribute attr;
+	atomic64_t *counter;
+};
+
+static ssize_t guac_counter_show(struct module_attribute *attr,
+				 struct module_kobject *mk, char *buf)
+{
+	struct guac_counter_attr *ca =
+		container_of(attr, struct guac_counter_attr, attr);
+
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(ca->counter));
+}
+
+static struct guac_counter_attr guac_attr_bytes = {
+	.attr = __ATTR(bytes, 0444, guac_counter_show, NULL),
+	.counter = &guac_hwrng.src.stats.bytes,
+};
+
+static struct guac_counter_attr guac_attr_retries = {
+	.attr = __ATTR(retries, 0444, guac_counter_show, NULL),
+	.counter = &guac_hwrng.src.stats.retries,
+};
+
+static struct guac_counter_attr guac_attr_failures = {
+	.attr = __ATTR(failures, 0444, guac_counter_show, NULL),
+	.counter = &guac_hwrng.src.stats.failures,
+};
+
+static struct guac_counter_attr guac_attr_health_failures = {
+	.attr = __ATTR(health_failures, 0444, guac_counter_show, NULL),
+	.counter = &guac_hwrng.src.stats.health_failures,
+};
+
+static ssize_t source_show(struct module_attribute *attr,
+			   struct module_kobject *mk, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", guac_hwrng.src.rdseed ? "rdseed" : "rdrand");
+}
+
+static ssize_t health_show(struct module_attribute *attr,
+			   struct module_kobject *mk, char *buf)
+{
+	enum guac_health_state state = READ_ONCE(guac_hwrng.src.health.state);
+
+	return sysfs_emit(buf, "%s\n", guac_health_state_name(state));
+}
+
+static struct module_attribute guac_attr_source = __ATTR_RO(source);
+static struct module_attribute guac_attr_health = __ATTR_RO(health);
+
+static struct attribute *guac_hwrng_attrs[] = {
+	&guac_attr_source.attr,
+	&guac_attr_health.attr,
+	&guac_attr_bytes.attr.attr,
+	&guac_attr_retries.attr.attr,
+	&guac_attr_failures.attr.attr,
+	&guac_attr_health_failures.attr.attr,
+	NULL
+};
+
+static const struct attribute_group guac_hwrng_group = {
+	.name = "hwrng",
+	.attrs = guac_hwrng_attrs,
+};
+
+/* ============================ setup and teardown ============================ */
+
+int guac_hwrng_init(void)
+{
+	const struct guac_insn_ops *ops;
+	u32 features = guac_cpu_features();
+	bool rdseed;
+	int ret;
+
+	if (!hwrng_enable) {
+		pr_info("hwrng: disabled (hwrng=0)\n");
+		return 0;
+	}
+	ops = guac_insn_ops_lookup(hwrng_fault);
+	if (!ops) {
+		pr_err("hwrng: unknown hwrng_fault=%s\n", hwrng_fault);
+		return -EINVAL;
+	}
+	if (!guac_hwrng_selftest()) {
+		pr_err("hwrng self-tests: FAIL\n");
+		return -ENOTRECOVERABLE;
+	}
+	pr_info("hwrng self-tests: pass\n");
+
+	if (!(features & GUAC_FEAT_RDRAND)) {
+		pr_info("hwrng: not registered, the CPU has no RDRAND\n");
+		return 0;
+	}
+
+	rdseed = features & GUAC_FEAT_RDSEED;
+	guac_hwrng_src_init(&guac_hwrng.src, ops, rdseed, true);
+	guac_hwrng.rng.name = rdseed ? "guacrng-rdseed" : "guacrng-rdrand";
+	guac_hwrng.rng.read = guac_hwrng_read;
+	/* Never 0, which 6.1's rng-core reads as none and later ones as 1024. */
+	guac_hwrng.rng.quality = hwrng_quality ?:
+		(rdseed ? GUAC_QUALITY_RDSEED : GUAC_QUALITY_RDRAND);
+
+	ret = sysfs_create_group(&THIS_MODULE->mkobj.kobj, &guac_hwrng_group);
+	if (ret)
+		return ret;
+	ret = hwrng_register(&guac_hwrng.rng);
+	if (ret) {
+		sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &guac_hwrng_group);
+		return ret;
+	}
+	guac_hwrng_registered = true;
+
+	if (ops != &guac_insn_cpu)
+		pr_warn("hwrng: TEST ONLY: %s replaced by the '%s' double\n",
+			guac_hwrng_insn_name(&guac_hwrng.src), ops->name);
+	pr_info("hwrng %s registered, quality %u per 1024 bits\n",
+		guac_hwrng.rng.name, guac_hwrng.rng.quality);
+	return 0;
+}
+
+void guac_hwrng_uninit(void)
+{
+	if (!guac_hwrng_registered)
+		return;
+	hwrng_unregister(&guac_hwrng.rng);
+	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &guac_hwrng_group);
+	guac_hwrng_registered = false;
+}

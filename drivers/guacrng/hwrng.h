@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDRAND/RDSEED hwrng's data path. Its state is explicit so that the
+ * load-time self-tests and KUnit can drive it over the instruction doubles.
+ */
+#ifndef GUACRNG_HWRNG_H
+#define GUACRNG_HWRNG_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+#include "hwrng_health.h"
+#include "hwrng_insn.h"
+
+/*
+ * Tries per word. RDRAND fails ten times in a row only when it is broken
+ * (Intel's guidance, and arch/x86's rdrand_long()). RDSEED runs dry under
+ * load, so a reader that may wait gets many tries with a pause between them,
+ * about a millisecond in all; one that may not gets a short burst.
+ */
+#define GUAC_RDRAND_TRIES 10
+#define GUAC_RDSEED_TRIES_WAIT 1000
+#define GUAC_RDSEED_TRIES_NOWAIT 10
+
+/* Counters; /sys/module/guacrng/hwrng/ shows them. */
+struct guac_hwrng_stats {
+	atomic64_t bytes;		/* delivered */
+	atomic64_t retries;		/* tries that found CF clear */
+	atomic64_t failures;		/* words given up after every try */
+	atomic64_t health_failures;	/* words that failed a health test */
+};
+
+struct guac_hwrng_src {
+	struct guac_insn insn;
+	struct guac_health health;
+	struct guac_hwrng_stats stats;
+	bool rdseed;		/* RDSEED, else RDRAND */
+	bool report;		/* log failures and recoveries */
+	bool insn_failing;	/* the last word was given up */
+};
+
+void guac_hwrng_src_init(struct guac_hwrng_src *src,
+			 const struct guac_insn_ops *ops, bool rdseed,
+			 bool report);
+
+/*
+ * The hwrng read op on @src: up to @max bytes into @buf, each from a word
+ * that passed the health tests. Returns how many, fewer when a word could not
+ * be had in its tries; 0 when RDSEED is dry and !@wait; -EIO when no byte
+ * could be had, or when a word failed a health test (the call's other bytes
+ * are then dropped too, as the failure may have begun among them).
+ */
+int guac_hwrng_fill(struct guac_hwrng_src *src, void *buf, size_t max,
+		    bool wait);
+
+/* hwrng_selftest.c: the failure paths, over the doubles. */
+bool guac_hwrng_selftest(void);
+
+#endif /* GUACRNG_HWRNG_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The instructions behind the hwrng and their test doubles.
+ *
+ * The real ops run one RDRAND or RDSEED and report CF, with no retries: how
+ * often to retry, and whether to pause, is the caller's policy. Each double
+ * plays one failure a CPU has been seen to (or could) show; when a double
+ * succeeds it delivers the guacamole stream, read as 64-bit words, which is
+ * well-behaved data that needs no CPU feature and is the same on every run.
+ */
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <asm/asm.h>
+#include <guacrng/core.h>
+#include "hwrng_insn.h"
+
+/* Asm with a CC output, as arch/x86/include/asm/archrandom.h does. */
+static bool guac_cpu_rdrand64(struct guac_insn *insn, u64 *v)
+{
+	bool ok;
+
+	asm volatile("rdrand %[out]"
+		     CC_SET(c)
+		     : CC_OUT(c) (ok), [out] "=r" (*v));
+	return ok;
+}
+
+static bool guac_cpu_rdseed64(struct guac_insn *insn, u64 *v)
+{
+	bool ok;
+
+	asm volatile("rdseed %[out]"
+		     CC_SET(c)
+		     : CC_OUT(c) (ok), [out] "=r" (*v));
+	return ok;
+}
+
+const struct guac_insn_ops guac_insn_cpu = {
+	.name = "none",
+	.rdrand64 = guac_cpu_rdrand64,
+	.rdseed64 = guac_cpu_rdseed64,
+};
+
+u64 guac_insn_test_word(u64 n)
+{
+	u64 word;
+
+	guac_fill(GUAC_IMPL_GENERIC, (u8 *)&word, n / 8, (n % 8) * sizeof(word),
+		  sizeof(word));
+	return word;
+}
+
+/* Always succeeds: a healthy source that needs no CPU feature. */
+static bool guac_double_clean(struct guac_insn *insn, u64 *v)
+{
+	*v = guac_insn_test_word(insn->tries++);
+	return true;
+}
+
+/* CF=0 forever; the CPU zeroes the destination when it fails. */
+static bool guac_double_cf0(struct guac_insn *insn, u64 *v)
+{
+	insn->tries++;
+	*v = 0;
+	return false;
+}
+
+/*
+ * Three failures before each success: under RDRAND's retry limit, so every
+ * word arrives, but only after retries.
+ */
+static bool guac_double_intermittent(struct guac_insn *insn, u64 *v)
+{
+	u64 try = insn->tries++;
+
+	if (try % 4 != 3) {
+		*v = 0;
+		return false;
+	}
+	*v = guac_insn_test_word(try / 4);
+	return true;
+}
+
+/* Succeeds, always with the same word. */
+static bool guac_double_stuck(struct guac_insn *insn, u64 *v)
+{
+	insn->tries++;
+	*v = guac_insn_test_word(0);
+	return true;
+}
+
+/* Succeeds with all ones, as some AMD CPUs' RDRAND has after resume. */
+static bool guac_double_ones(struct guac_insn *insn, u64 *v)
+{
+	insn->tries++;
+	*v = ~0ULL;
+	return true;
+}
+
+/* Succeeds with all zeros, as the 32-bit RDSEED of some AMD Zen 5 does. */
+static bool guac_double_zeros(struct guac_insn *insn, u64 *v)
+{
+	insn->tries++;
+	*v = 0;
+	return true;
+}
+
+/* Alternates two words: no word repeats back to back. */
+static bool guac_double_cycle(struct guac_insn *insn, u64 *v)
+{
+	*v = guac_insn_test_word(insn->tries++ & 1);
+	return true;
+}
+
+/* Fresh words with their top bit stuck at zero. */
+static bool guac_double_stuckbit(struct guac_insn *insn, u64 *v)
+{
+	*v = guac_insn_test_word(insn->tries++) & ~BIT_ULL(63);
+	return true;
+}
+
+#define GUAC_DOUBLE(double_name)					\
+	{								\
+		.name = #double_name,					\
+		.rdrand64 = guac_double_##double_name,			\
+		.rdseed64 = guac_double_##double_name,			\
+	}
+
+static const struct guac_insn_ops guac_insn_doubles[] = {
+	GUAC_DOUBLE(clean),
+	GUAC_DOUBLE(cf0),
+	GUAC_DOUBLE(intermittent),
+	GUAC_DOUBLE(stuck),
+	GUAC_DOUBLE(ones),
+	GUAC_DOUBLE(zeros),
+	GUAC_DOUBLE(cycle),
+	GUAC_DOUBLE(stuckbit),
+};
+
+const struct guac_insn_ops *guac_insn_ops_lookup(const char *name)
+{
+	size_t i;
+
+	if (sysfs_streq(name, guac_insn_cpu.name))
+		return &guac_insn_cpu;
+	for (i = 0; i < ARRAY_SIZE(guac_insn_doubles); i++)
+		if (sysfs_streq(name, guac_insn_doubles[i].name))
+			return &guac_insn_doubles[i];
+	return NULL;
+}
+
+void guac_insn_init(struct guac_insn *insn, const struct guac_insn_ops *ops)
+{
+	insn->ops = ops;
+	insn->tries = 0;
+}

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# The hwrng's failure paths in a running kernel, over the test-only doubles
+# that hwrng_fault= puts in place of RDRAND/RDSEED: a dead or misbehaving
+# instruction makes every read of /dev/hwrng fail with EIO, delivering
+# nothing, and is logged once and counted; intermittent failure is ridden out
+# by retries.
+
+hw=/sys/module/guacrng/hwrng
+
+# logged_once TEXT: exactly one kernel log line since dmesg_mark has TEXT.
+logged_once() {
+	dmesg_new | grep -F -- "$1"
+	[ "$(dmesg_new | grep -c -F -- "$1")" = 1 ]
+}
+
+# The hwrng core keeps what a reader leaves of its last fetch for the next
+# reader, whichever hwrng is current by then. Take it now, from the real
+# instruction, so that the reads below get only what the doubles give: the
+# 1-byte read that makes the driver fetch leaves the rest of that fetch, whose
+# size the bytes counter tells.
+guac_loaded || guac_load
+before=$(cat $hw/bytes)
+while [ "$(cat $hw/bytes)" = "$before" ]; do
+	dd if=/dev/hwrng bs=1 count=1 status=none >/dev/null || break
+done
+left=$(($(cat $hw/bytes) - before - 1))
+check "take the $left bytes the hwrng core kept" \
+	sh -c "[ \$(dd if=/dev/hwrng bs=$left count=1 iflag=fullblock status=none | wc -c) = $left ]"
+
+# hwrng_fault=NAME: the health state and the log line it must lead to.
+for case in cf0:start-up:"tries in a row" \
+	stuck:repetition:"health test failed (repetition)" \
+	ones:all-ones:"health test failed (all-ones)" \
+	zeros:all-zeros:"health test failed (all-zeros)" \
+	cycle:proportion:"health test failed (proportion)" \
+	stuckbit:stuck-bit:"health test failed (stuck-bit)"; do
+	fault=${case%%:*}
+	state=${case#*:}
+	log=${state#*:}
+	state=${state%%:*}
+	counter=health_failures
+	[ "$fault" = cf0 ] && counter=failures
+
+	guac_loaded && guac_unload
+	dmesg_mark
+	check "insmod hwrng_fault=$fault" guac_load hwrng_fault="$fault"
+	check "hwrng_fault=$fault: the log warns that a test double is in use" \
+		dmesg_has "replaced by the '$fault' double"
+	check "hwrng_fault=$fault: three reads of /dev/hwrng fail with EIO, 0 bytes" sh -c '
+		for i in 1 2 3; do
+			dd if=/dev/hwrng of=/tmp/hwrng.out bs=64 count=1 2>/tmp/hwrng.err && exit 1
+			cat /tmp/hwrng.err
+			grep -q "Input/output error" /tmp/hwrng.err && [ ! -s /tmp/hwrng.out ] || exit 1
+		done'
+	check "hwrng_fault=$fault: health is $state, $counter counted them" sh -c "
+		cd $hw && grep . health bytes failures health_failures &&
+		[ \"\$(cat health)\" = $state ] && [ \$(cat bytes) = 0 ] &&
+		[ \$(cat $counter) -ge 3 ]"
+	check "hwrng_fault=$fault: logged once: '$log'" logged_once "$log"
+done
+rm -f /tmp/hwrng.out /tmp/hwrng.err
+
+# Three failed tries before each word: every read succeeds, and the retries
+# are exactly three per word fetched (the start-up window's 512 included).
+guac_unload
+check "insmod hwrng_fault=intermittent" guac_load hwrng_fault=intermittent
+check "hwrng_fault=intermittent: dd reads 4 KiB from /dev/hwrng" sh -c "
+	[ \$(dd if=/dev/hwrng bs=4K count=1 iflag=fullblock status=none | wc -c) = 4096 ]"
+check "hwrng_fault=intermittent: retries = 3 * (bytes / 8 + 512), no failures" sh -c "
+	cd $hw && grep . health bytes retries failures health_failures &&
+	[ \$(cat retries) = \$((3 * (\$(cat bytes) / 8 + 512))) ] &&
+	[ \"\$(cat health failures health_failures)\" = \"ok
+0
+0\" ]"
+
+guac_unload
+check "reload without hwrng_fault" guac_load

@@ -26,7 +26,7 @@
 #include "hwrng.h"
 
 /*
- * Entropy credited per 1024 bits that khwrngd reads, when hwrng_quality=0.
+ * Entropy credited per 1024 bits that khwrngd reads, when quality=0.
  *
  * RDSEED: Intel and AMD design it as an SP 800-90B/C source of full entropy
  * (1024). Nobody outside the vendor can check that, and the health tests catch
@@ -56,8 +56,8 @@ static const struct kernel_param_ops guac_quality_ops = {
 	.set = guac_quality_set,
 	.get = param_get_uint,
 };
-module_param_cb(hwrng_quality, &guac_quality_ops, &hwrng_quality, 0444);
-MODULE_PARM_DESC(hwrng_quality, "Entropy credited per 1024 bits, 1..1024; 0 (default): 512 for RDSEED, 2 for RDRAND");
+module_param_cb(quality, &guac_quality_ops, &hwrng_quality, 0444);
+MODULE_PARM_DESC(quality, "Entropy credited per 1024 bits, 1..1024; 0 (default): 512 for RDSEED, 2 for RDRAND");
 
 static char *hwrng_fault = "none";
 module_param(hwrng_fault, charp, 0444);

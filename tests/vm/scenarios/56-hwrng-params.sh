@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The hwrng's parameters and its removal: hwrng=0 leaves /dev/guac alone,
-# hwrng_quality= reaches rng_quality, bad values are refused at load, and
+# quality= reaches rng_quality, bad values are refused at load, and
 # rmmod with a reader of /dev/hwrng mid-read is clean.
 
 hw=/sys/module/guacrng/hwrng
@@ -18,12 +18,12 @@ check "hwrng=0: /dev/guac still reads" \
 	sh -c '[ $(dd if=/dev/guac bs=4K count=1 status=none | wc -c) = 4096 ]'
 guac_unload
 
-check "insmod hwrng_quality=1024" guac_load hwrng_quality=1024
-check "hwrng_quality=1024: rng_quality is 1024" \
+check "insmod quality=1024" guac_load quality=1024
+check "quality=1024: rng_quality is 1024" \
 	sh -c "cat $rng/rng_quality && [ \"\$(cat $rng/rng_quality)\" = 1024 ]"
 guac_unload
 
-check "insmod hwrng_quality=1025 is refused" fails guac_load hwrng_quality=1025
+check "insmod quality=1025 is refused" fails guac_load quality=1025
 dmesg_mark
 check "insmod hwrng_fault=bogus is refused" fails guac_load hwrng_fault=bogus
 check "hwrng_fault=bogus: the log names the bad value" \

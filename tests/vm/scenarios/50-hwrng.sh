@@ -70,9 +70,11 @@ rm -f /tmp/hwrng.1 /tmp/hwrng.2
 successes=$(sed -n 's/^rngtest: FIPS 140-2 successes: //p' /tmp/rngtest.out)
 failures=$(sed -n 's/^rngtest: FIPS 140-2 failures: //p' /tmp/rngtest.out)
 echo "# rngtest -c 1000: ${successes:-?} successes, ${failures:-?} failures"
-check "rngtest -c 1000 </dev/hwrng: 1000 blocks tested, at most 3 failures" sh -c "
+# Ideal data fails about 1 block in 1000; more than 5 of 1000 happens to it with
+# probability below 0.1% (the threshold scripts/rngtest.sh computes).
+check "rngtest -c 1000 </dev/hwrng: 1000 blocks tested, at most 5 failures" sh -c "
 	grep -E 'successes|failures|Monobit|Poker|Runs|Long run|Continuous' /tmp/rngtest.out
-	[ \$((${successes:-0} + ${failures:-1000})) = 1000 ] && [ ${failures:-1000} -le 3 ]"
+	[ \$((${successes:-0} + ${failures:-1000})) = 1000 ] && [ ${failures:-1000} -le 5 ]"
 rm -f /tmp/rngtest.out
 
 # rngd (-d 1: not its own RDRAND source) feeds the kernel from /dev/hwrng

@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: make-initramfs.sh KVER
+#
+# Pack build/vm/KVER/initramfs.cpio.gz (newc, gzip): static busybox, the
+# static guac and guac-vmtest, guacrng.ko and the modules it depends on
+# (taken from the kernel's image .deb), the host programs listed in
+# tests/vm/host-programs (with their shared libraries), and tests/vm/ as /init,
+# /tests/runner.sh and /tests/scenarios/. GUAC_VM_SCENARIOS: the directories
+# whose *.sh become /tests/scenarios/ (default tests/vm/scenarios).
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 1 ] || guac_die "usage: make-initramfs.sh KVER"
+kver=$1
+out=$GUAC_VM_BUILD/$kver
+kcache=$GUAC_VM_CACHE/$kver
+root=$out/initramfs
+tests=$GUAC_TOP/tests/vm
+
+for f in "$out/guacrng.ko" "$GUAC_VM_BUILD/userspace/guac" "$GUAC_VM_BUILD/guac-vmtest" \
+	/bin/busybox; do
+	[ -f "$f" ] || guac_die "missing $f (run make vm-tools and scripts/vm/build-module.sh $kver)"
+done
+
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/lib/modules/deps" "$root/tests"
+cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"	# for /init's #!; init.sh installs the other applets
+strip -o "$root/bin/guac" "$GUAC_VM_BUILD/userspace/guac"
+strip -o "$root/bin/guac-vmtest" "$GUAC_VM_BUILD/guac-vmtest"
+cp "$out/guacrng.ko" "$root/lib/modules/guacrng.ko"
+cp "$tests/init.sh" "$root/init"
+cp "$tests/lib.sh" "$tests/runner.sh" "$tests/bench.sh" "$tests/demo.sh" "$root/tests/"
+mkdir -p "$root/tests/scenarios"
+for dir in ${GUAC_VM_SCENARIOS:-$tests/scenarios}; do
+	cp "$dir"/*.sh "$root/tests/scenarios/"
+done
+chmod 755 "$root/init"
+
+# A host program and the shared libraries (and loader) it needs, at their own paths.
+add_program() {
+	[ -x "$1" ] || guac_die "host program $1 (tests/vm/host-programs) not found"
+	for f in "$1" $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
+		mkdir -p "$root${f%/*}"
+		cp -L "$f" "$root$f"
+	done
+}
+grep -v '^\s*\(#\|$\)' "$tests/host-programs" | while read -r prog; do
+	add_program "$prog"
+done
+
+# The distro modules guacrng.ko needs, dependencies first, decompressed
+# (busybox insmod reads plain .ko files only).
+add_module() {
+	local name=$1 deb path file ko dep
+	deb=$(cat "$kcache/deb") || guac_die "no Debian image for $kver: cannot add module $name"
+	grep -qx "$name.ko" "$root/lib/modules/deps.order" 2>/dev/null && return
+	path=$(grep -m 1 "/$(echo "$name" | sed 's/[-_]/[-_]/g')\.ko\(\.[a-z]*\)\?\$" \
+		"$kcache/modules.list") || guac_die "module $name is not in ${deb##*/}"
+	file=$kcache/modules/${path##*/}
+	if [ ! -f "$file" ]; then
+		mkdir -p "$kcache/modules"
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$path" >"$file.tmp"
+		mv "$file.tmp" "$file"
+	fi
+	ko=$root/lib/modules/deps/$name.ko
+	case "$file" in
+	*.xz) xz -dc "$file" >"$ko" ;;
+	*.zst) zstd -qdc "$file" >"$ko" ;;
+	*.gz) gzip -dc "$file" >"$ko" ;;
+	*) cp "$file" "$ko" ;;
+	esac
+	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+		add_module "$dep"
+	done
+	echo "$name.ko" >>"$root/lib/modules/deps.order"
+}
+for dep in $(modinfo -F depends "$out/guacrng.ko" | tr , ' '); do
+	add_module "$dep"
+done
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
+	gzip -1 >"$out/initramfs.cpio.gz"
+echo "$out/initramfs.cpio.gz"

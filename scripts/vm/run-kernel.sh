@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: run-kernel.sh [--run check|demo|shell] KVER
+#
+# Boot KVER's Debian vmlinuz with build/vm/KVER/initramfs.cpio.gz in
+# qemu-system-x86_64 -cpu max (TCG). With --run check (the default), read the
+# TAP the guest writes to its second serial port, print one result line and
+# exit non-zero on any failed test point, a missing or short plan, a kernel
+# panic or a timeout. The console log is kept in build/vm/KVER/console.log.
+#
+# Environment: VM_TIMEOUT (seconds, default 900), VM_VERBOSE=1 (show the
+# console while the suite runs), VM_SMP (default 2), VM_MEM (default 1G),
+# GUAC_VM_KERNEL (a kernel image other than Debian's, e.g. the debug kernel),
+# GUAC_VM_APPEND (more kernel command line).
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+run=check
+if [ "${1:-}" = --run ]; then
+	run=${2:?--run needs check, demo or shell}
+	shift 2
+fi
+[ $# = 1 ] || guac_die "usage: run-kernel.sh [--run check|demo|shell] KVER"
+kver=$1
+out=$GUAC_VM_BUILD/$kver
+vmlinuz=${GUAC_VM_KERNEL:-$GUAC_VM_CACHE/$kver/vmlinuz}
+initrd=$out/initramfs.cpio.gz
+[ -f "$vmlinuz" ] || guac_die "no $vmlinuz (run scripts/vm/fetch-kernel.sh)"
+[ -f "$initrd" ] || guac_die "no $initrd (run scripts/vm/make-initramfs.sh $kver)"
+
+rm -f "$out/tap.raw" "$out/tap.txt" "$out/console.log" "$out/result"
+
+# Under TCG on a busy host a vCPU can go tens of seconds without running:
+# give the RCU stall and soft lockup detectors their longest patience, so
+# they speak up for real hangs only.
+vm_tolerance="rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
+qemu() {
+	timeout --foreground "${VM_TIMEOUT:-900}" qemu-system-x86_64 \
+		-cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -nic none \
+		-nographic -no-reboot -monitor none \
+		-serial stdio -serial "file:$out/tap.raw" \
+		-kernel "$vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 oops=panic quiet $vm_tolerance guacvm.run=$run ${GUAC_VM_APPEND:-}"
+}
+
+start=$(date +%s.%N)
+status=0
+case "$run" in
+check)
+	guac_log "booting $kver (log: $out/console.log)"
+	if [ "${VM_VERBOSE:-0}" = 1 ]; then
+		{ qemu </dev/null 2>&1 || echo "qemu-exit-status $?"; } | tee "$out/console.log"
+	else
+		qemu </dev/null >"$out/console.log" 2>&1 || echo "qemu-exit-status $?" >>"$out/console.log"
+	fi
+	;;
+demo)
+	qemu </dev/null 2>&1 | tee "$out/console.log" | tr -d '\r'
+	exit 0
+	;;
+shell)
+	qemu || status=$?
+	exit "$status"
+	;;
+*)
+	guac_die "unknown --run '$run' (check, demo or shell)"
+	;;
+esac
+elapsed=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
+
+tr -d '\r' <"$out/tap.raw" >"$out/tap.txt"
+tap=$out/tap.txt
+plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$tap" | tail -n 1)
+passed=$(grep -c '^ok ' "$tap" || true)
+failed=$(grep -c '^not ok ' "$tap" || true)
+boot=$(sed -n 's/^# suite time .* s, boot to suite start \([0-9.]*\) s$/\1/p' "$tap")
+suite=$(sed -n 's/^# suite time \([0-9.]*\) s.*/\1/p' "$tap")
+
+# Anything wrong with the run itself counts as one more failure.
+problem=
+qemu_status=$(sed -n 's/^qemu-exit-status //p' "$out/console.log")
+if [ "$qemu_status" = 124 ]; then
+	problem="timed out after ${VM_TIMEOUT:-900} s"
+elif grep -q 'Kernel panic' "$out/console.log"; then
+	problem="kernel panic: $(grep -m 1 'Kernel panic' "$out/console.log" | tr -d '\r')"
+elif [ -n "$qemu_status" ]; then
+	problem="qemu exited with status $qemu_status"
+elif [ -z "$plan" ]; then
+	problem="no TAP plan: the guest stopped before the end of the suite"
+elif [ "$plan" != $((passed + failed)) ]; then
+	problem="plan 1..$plan but $((passed + failed)) test points"
+fi
+[ -z "$problem" ] || failed=$((failed + 1))
+echo "$passed $failed" >"$out/result"
+
+if [ "$failed" != 0 ]; then
+	# The failed test points with their comments, for the reader of the CI log.
+	awk '/^not ok /{ p = 1; print; next } /^(ok |1\.\.)/{ p = 0 } p && /^#/' "$tap" >&2
+fi
+grep '^# bench:' "$tap" | sed 's/^# bench: /  bench: /' || true
+if [ "$failed" = 0 ]; then
+	echo "vm-check $kver: PASS, $passed/$plan passed (boot ${boot:-?} s, suite ${suite:-?} s, VM ${elapsed} s)"
+else
+	echo "vm-check $kver: FAIL, $passed passed, $failed failed${problem:+ ($problem)}; log: $out/console.log, TAP: $tap"
+	exit 1
+fi

@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test VM (busybox sh). Mounts the basics, loads the modules
+# guacrng depends on, runs what guacvm.run= on the kernel command line names
+# and powers off; the host reads the TAP from the second serial port
+# (/dev/ttyS1) and the rest from the console.
+export PATH=/bin:/sbin
+/bin/busybox mkdir -p /dev /proc /sys /tmp /run
+/bin/busybox mount -t devtmpfs dev /dev
+/bin/busybox --install -s /bin		# keeps /bin/dd: GNU dd, not busybox's
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs tmpfs /tmp
+
+run=check
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	guacvm.run=*) run=${arg#guacvm.run=} ;;
+	esac
+done
+
+# Modules guacrng needs from the distro kernel, dependencies first.
+if [ -f /lib/modules/deps.order ]; then
+	while read -r ko; do
+		insmod "/lib/modules/deps/$ko" || echo "init: insmod $ko failed"
+	done </lib/modules/deps.order
+fi
+
+case "$run" in
+check)
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	{ sh /tests/runner.sh; sh /tests/bench.sh; } 2>&1 | tee /dev/ttyS1
+	;;
+demo)
+	sh /tests/demo.sh
+	;;
+shell)
+	setsid cttyhack sh
+	;;
+*)
+	echo "init: unknown guacvm.run=$run (check, demo or shell)"
+	;;
+esac
+sync
+poweroff -f

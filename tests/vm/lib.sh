@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the scenarios in tests/vm/scenarios/: TAP results, module
+# loading, byte comparisons against `guac gen`. Sourced by the runner before
+# each scenario; see README.md.
+
+GUAC_KO=/lib/modules/guacrng.ko
+GUAC_SYSFS_IMPL=/sys/class/misc/guac/implementation
+GUAC_TAP=/tmp/tap		# the counters; scenarios run in their own shells
+
+tap_init() {
+	mkdir -p "$GUAC_TAP"
+	echo 0 >"$GUAC_TAP/count"
+	echo 0 >"$GUAC_TAP/failed"
+	dmesg -r | wc -l >"$GUAC_TAP/dmesg.suite"
+}
+
+tap_count() {
+	cat "$GUAC_TAP/count"
+}
+
+tap_failed() {
+	cat "$GUAC_TAP/failed"
+}
+
+# tap_result STATUS DESCRIPTION: one numbered test point, ok when STATUS is 0.
+tap_result() {
+	local status=$1 n
+	shift
+	n=$(($(tap_count) + 1))
+	echo "$n" >"$GUAC_TAP/count"
+	if [ "$status" = 0 ]; then
+		echo "ok $n - $*"
+	else
+		echo "$(($(tap_failed) + 1))" >"$GUAC_TAP/failed"
+		echo "not ok $n - $*"
+	fi
+}
+
+# Indent a command's output as TAP comments, at most 40 lines of it.
+tap_comment() {
+	awk 'NR <= 40 { print "# " $0 } END { if (NR > 40) print "# ... " NR - 40 " more lines" }'
+}
+
+# check DESCRIPTION COMMAND [ARGS...]: ok when COMMAND exits 0. Its output
+# follows as comments (the reason, when it fails).
+check() {
+	local desc=$1 status
+	shift
+	"$@" >"$GUAC_TAP/out" 2>&1
+	status=$?
+	tap_result "$status" "$desc"
+	[ "$status" = 0 ] || echo "# '$*' exited with status $status"
+	tap_comment <"$GUAC_TAP/out"
+}
+
+# fails COMMAND [ARGS...]: succeeds when COMMAND fails, for `check ... fails cmd`.
+fails() {
+	! "$@"
+}
+
+# check_bytes DESCRIPTION LENGTH DEVICE_CMD REFERENCE_CMD: both shell commands
+# must write exactly LENGTH bytes, and the same bytes.
+check_bytes() {
+	local desc=$1 len=$2 dev=$GUAC_TAP/dev.bin ref=$GUAC_TAP/ref.bin
+	local dev_len ref_len why=
+
+	eval "$3" >"$dev" 2>"$GUAC_TAP/dev.err" || why="device command failed: $3"
+	eval "$4" >"$ref" 2>"$GUAC_TAP/ref.err" || why="${why:+$why; }reference command failed: $4"
+	dev_len=$(wc -c <"$dev")
+	ref_len=$(wc -c <"$ref")
+	if [ -z "$why" ]; then
+		if [ "$ref_len" != "$len" ]; then
+			why="reference gave $ref_len bytes, expected $len"
+		elif [ "$dev_len" != "$len" ]; then
+			why="device gave $dev_len bytes, expected $len"
+		elif ! cmp "$dev" "$ref" >"$GUAC_TAP/out" 2>&1; then
+			why="bytes differ: $(cat "$GUAC_TAP/out")"
+		fi
+	fi
+	if [ -z "$why" ]; then
+		tap_result 0 "$desc"
+	else
+		tap_result 1 "$desc"
+		echo "# $why"
+		echo "#   device:    $3"
+		echo "#   reference: $4"
+		tap_comment <"$GUAC_TAP/dev.err"
+		tap_comment <"$GUAC_TAP/ref.err"
+	fi
+	rm -f "$dev" "$ref"
+}
+
+# guac_load [PARAM=VALUE...]: insmod guacrng.ko; guac_unload: rmmod it.
+guac_load() {
+	insmod "$GUAC_KO" "$@"
+}
+
+guac_unload() {
+	rmmod guacrng
+}
+
+guac_loaded() {
+	grep -q '^guacrng ' /proc/modules
+}
+
+# Kernel log lines since the last dmesg_mark, with their <level> prefixes.
+dmesg_mark() {
+	dmesg -r | wc -l >"$GUAC_TAP/dmesg.mark"
+}
+
+dmesg_new() {
+	dmesg -r | tail -n +"$(($(cat "$GUAC_TAP/dmesg.mark" 2>/dev/null || echo 0) + 1))"
+}
+
+# Kernel log lines since the suite started (the runner marks the start).
+dmesg_suite() {
+	dmesg -r | tail -n +"$(($(cat "$GUAC_TAP/dmesg.suite") + 1))"
+}
+
+# guacrng's error lines (KERN_ERR and worse) since dmesg_mark.
+dmesg_guac_errors() {
+	dmesg_new | grep '^<[0-3]>.*guacrng: '
+}
+
+# dmesg_has TEXT: the kernel log since dmesg_mark has a line containing TEXT.
+dmesg_has() {
+	dmesg_new | grep -F -- "$1"
+}
+
+# Implementations this CPU supports, as the kernel reports its flags, narrowest
+# first: what impl= must accept (and auto must pick the last of).
+guac_cpu_impls() {
+	local flags
+
+	flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+	echo generic
+	case "$flags" in *" sse2 "*) echo sse2 ;; *) return ;; esac
+	case "$flags" in *" avx2 "*) echo avx2 ;; *) return ;; esac
+	case "$flags" in *" avx512f "*) echo avx512 ;; esac
+}

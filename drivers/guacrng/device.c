@@ -71,6 +71,10 @@ static int guac_release(struct inode *inode, struct file *file)
  */
 #define GUAC_DIRECT_PAGES 16
 
+static bool direct = true;
+module_param(direct, bool, 0644);
+MODULE_PARM_DESC(direct, "Generate large reads straight into pinned user pages (default Y); N copies every read through a bounce page");
+
 /* Where the next byte comes from: block index and byte within the block. */
 struct guac_cursor {
 	u64 block;
@@ -131,7 +135,7 @@ static ssize_t guac_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 	loff_t pos = kiocb->ki_pos;
 	struct guac_cursor cur;
 	size_t len, total = 0;
-	bool direct;
+	bool pin;
 
 	if (pos < 0)
 		return -EINVAL;
@@ -141,7 +145,7 @@ static ssize_t guac_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 
 	cur.block = READ_ONCE(gf->origin) + ((u64)pos >> GUAC_BLOCK_SHIFT);
 	cur.skip = pos & (GUAC_BLOCK_SIZE - 1);
-	direct = user_backed_iter(iter) && len >= PAGE_SIZE;
+	pin = READ_ONCE(direct) && user_backed_iter(iter) && len >= PAGE_SIZE;
 	if (len <= sizeof(small))
 		bounce = small;
 
@@ -150,11 +154,11 @@ static ssize_t guac_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 		size_t step = 0;
 
 		/* Pinning may stop at a segment's end: only nothing ends it. */
-		if (direct) {
+		if (pin) {
 			step = guac_read_direct(iter, &cur,
 						min_t(size_t, len,
 						      GUAC_DIRECT_PAGES * PAGE_SIZE));
-			direct = step > 0;
+			pin = step > 0;
 		}
 		if (!step) {
 			size_t want = min_t(size_t, len, PAGE_SIZE);

@@ -4,6 +4,11 @@
 # The guest half of `make demo`: load the module and show the main job,
 # /dev/guac serving exactly the stream `guac gen` computes, at any offset.
 
+# Debian's busybox prefers its own applets: only a path reaches GNU dd.
+dd() {
+	/bin/dd "$@"
+}
+
 # show COMMAND: print it as typed at a prompt, then run it.
 show() {
 	echo "# $*"

@@ -4,6 +4,12 @@
 # loading, byte comparisons against `guac gen`. Sourced by the runner before
 # each scenario; see README.md.
 
+# Debian's busybox runs its own applet for a bare `dd` even with GNU dd first
+# in PATH (it prefers applets); only a path reaches the GNU dd packed in /bin.
+dd() {
+	/bin/dd "$@"
+}
+
 GUAC_KO=/lib/modules/guacrng.ko
 GUAC_SYSFS_IMPL=/sys/class/misc/guac/implementation
 GUAC_TAP=/tmp/tap		# the counters; scenarios run in their own shells

@@ -8,7 +8,7 @@ check "module still loaded, device still reads" \
 	sh -c 'grep "^guacrng " /proc/modules && dd if=/dev/guac bs=1K count=1 status=none | wc -c | grep -qx 1024'
 exec 3<&-
 
-dd if=/dev/guac of=/dev/null bs=1M count=1000000 2>/dev/null &
+/bin/dd if=/dev/guac of=/dev/null bs=1M count=1000000 2>/dev/null &
 reader=$!
 sleep 1
 check "rmmod refused while a reader is mid-read" fails guac_unload

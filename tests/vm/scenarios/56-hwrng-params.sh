@@ -30,7 +30,7 @@ check "hwrng_fault=bogus: the log names the bad value" \
 	dmesg_has "guacrng: hwrng: unknown hwrng_fault=bogus"
 
 check "insmod guacrng.ko" guac_load
-dd if=/dev/hwrng of=/dev/null bs=64K count=1000000 2>/tmp/hwrng.err &
+/bin/dd if=/dev/hwrng of=/dev/null bs=64K count=1000000 2>/tmp/hwrng.err &
 reader=$!
 sleep 1
 check "rmmod with a reader of /dev/hwrng mid-read" guac_unload

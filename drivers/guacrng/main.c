@@ -26,12 +26,12 @@ static int __init guac_mod_init(void)
 	if (ret)
 		return ret;
 
-	pr_info("/dev/guac ready, implementation %s\n",
-		guac_impl_names[guac_impl_active()]);
-
 	ret = guac_hwrng_init();
 	if (ret)
 		goto err_device;
+
+	pr_info("/dev/guac ready, implementation %s\n",
+		guac_impl_names[guac_impl_active()]);
 	return 0;
 
 err_device:

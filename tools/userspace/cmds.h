@@ -4,5 +4,7 @@
 #define GUAC_CMDS_H
 
 int guac_cmd_gen(int argc, char **argv);
+int guac_cmd_verify(int argc, char **argv);
+int guac_cmd_bench(int argc, char **argv);
 
 #endif /* GUAC_CMDS_H */

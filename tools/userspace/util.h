@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define GUAC_EXIT_OK 0
 #define GUAC_EXIT_FAIL 1	/* the check failed (verify: mismatch) */
@@ -34,6 +35,12 @@ const char *guac_fmt_bytes(char *buf, size_t size, double bytes);
 
 /* Monotonic time in seconds. */
 double guac_now(void);
+
+/* Online CPUs, at least 1: the default thread count of verify and bench. */
+unsigned int guac_nr_cpus(void);
+
+/* Print @s as a JSON string literal, quoted and escaped. */
+void guac_json_string(FILE *f, const char *s);
 
 /* Page-aligned allocation that is freed with free(); exits on failure. */
 void *guac_alloc(size_t size);

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# TAP helpers for the shell suites; source it, call tap_begin, report with
+# ok / not_ok / check, end with tap_end (its status is the suite's).
+
+tap_n=0
+tap_fails=0
+
+tap_begin() {
+	echo "TAP version 13"
+}
+
+ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1"
+}
+
+# not_ok DESCRIPTION [FILE]: a failure, with FILE's content as diagnostics.
+not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_fails=$((tap_fails + 1))
+	echo "not ok $tap_n - $1"
+	[ $# -lt 2 ] || sed 's/^/#   /' "$2"
+}
+
+# check DESCRIPTION SHELL-CONDITION: ok when the condition (eval'd) holds.
+check() {
+	if eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
+
+tap_end() {
+	echo "1..$tap_n"
+	[ "$tap_fails" -eq 0 ]
+}

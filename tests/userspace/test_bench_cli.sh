@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# guac bench in its quick mode: every suite runs, the JSON and CSV parse and
+# hold a row for every source (measured, or absent when this machine lacks
+# it, never a zero), the plot is a PNG, and bad options are refused.
+# Benchmarks measure; nothing here judges a speed. TAP output.
+set -u
+GUAC=${GUAC:-build/userspace/guac}
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# query FILE PYTHON-EXPRESSION: evaluate over the parsed JSON document `d`.
+query() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# is_true FILE PYTHON-EXPRESSION: succeed if the expression is True.
+is_true() { [ "$(query "$1" "$2")" = True ]; }
+
+# status FILE SUITE SOURCE: the distinct statuses of that source's rows.
+status() {
+	query "$1" "' '.join(sorted({r['status'] for r in d['results'] if r['suite'] == '$2' and r['source'] == '$3'}))"
+}
+
+# positive FILE SUITE SOURCE: every row of that source measured, with a median > 0.
+positive() {
+	is_true "$1" "all(r['status'] == 'ok' and r['median'] > 0 for r in d['results'] if r['suite'] == '$2' and r['source'] == '$3') and any(r['source'] == '$3' for r in d['results'])"
+}
+
+has_flag() { grep -qw "$1" /proc/cpuinfo; }
+
+quick="--seconds 0.02 --trials 3 --sizes 64,64K --threads 1,2"
+
+tap_begin
+check "bench core --json runs" "\"$GUAC\" bench core $quick --json >\"$tmp/core.json\""
+check "core JSON parses" "query \"$tmp/core.json\" 'len(d[\"results\"])' >/dev/null"
+for impl in generic sse2 avx2 avx512; do
+	if "$GUAC" gen --impl "$impl" --length 0 2>/dev/null; then
+		check "core: guac-$impl measured at every size and thread count" \
+			"[ \"\$(query \"$tmp/core.json\" \"sum(1 for r in d['results'] if r['source'] == 'guac-$impl' and r['status'] == 'ok')\")\" = 4 ] && positive \"$tmp/core.json\" core guac-$impl"
+		check "core: guac-$impl has its ratio to chacha20" \
+			"is_true \"$tmp/core.json\" \"all(r['ratio_to_chacha20'] > 0 for r in d['results'] if r['source'] == 'guac-$impl')\""
+	else
+		check "core: guac-$impl is absent on this CPU, not zero" \
+			"[ \"\$(status \"$tmp/core.json\" core guac-$impl)\" = absent ]"
+	fi
+done
+check "core: chacha20-evp measured" "positive \"$tmp/core.json\" core chacha20-evp"
+check "core: min <= median <= max everywhere" \
+	"is_true \"$tmp/core.json\" \"all(r['min'] <= r['median'] <= r['max'] for r in d['results'] if r['status'] == 'ok')\""
+check "core: every measured row has its rate per CPU-second" \
+	"is_true \"$tmp/core.json\" \"all(r['per_cpu_second'] > 0 for r in d['results'] if r['status'] == 'ok')\""
+check "JSON names the machine" "query \"$tmp/core.json\" 'd[\"machine\"][\"cpu\"]' | grep -q ."
+
+check "bench dev --json runs" "\"$GUAC\" bench dev --seconds 0.02 --trials 1 --sizes 4K --threads 1 --json >\"$tmp/dev.json\""
+if [ -e /dev/guac ]; then
+	check "dev: /dev/guac measured" "positive \"$tmp/dev.json\" dev /dev/guac"
+else
+	check "dev: missing /dev/guac reported absent" "[ \"\$(status \"$tmp/dev.json\" dev /dev/guac)\" = absent ]"
+fi
+check "dev: /dev/urandom measured" "positive \"$tmp/dev.json\" dev /dev/urandom"
+check "dev: getrandom measured" "positive \"$tmp/dev.json\" dev getrandom"
+
+check "bench hwrng --json runs" "\"$GUAC\" bench hwrng --seconds 0.02 --trials 1 --sizes 64 --threads 1 --json >\"$tmp/hwrng.json\""
+for insn in rdrand rdseed; do
+	if has_flag "$insn"; then
+		check "hwrng: $insn has ns per word, success rate and retries" \
+			"is_true \"$tmp/hwrng.json\" \"all(r['ns_per_word'] > 0 and 0 < r['success_rate'] <= 1 and r['retries_per_word'] >= 0 for r in d['results'] if r['source'] == '$insn')\" && positive \"$tmp/hwrng.json\" hwrng $insn"
+	else
+		check "hwrng: $insn absent on this CPU" "[ \"\$(status \"$tmp/hwrng.json\" hwrng $insn)\" = absent ]"
+	fi
+done
+
+check "bench nonce --json runs" "\"$GUAC\" bench nonce --seconds 0.02 --trials 1 --json >\"$tmp/nonce.json\""
+check "nonce: getrandom per-value and amortized latencies" \
+	"[ \"\$(query \"$tmp/nonce.json\" \"sorted(r['mode'] for r in d['results'] if r['source'] == 'getrandom' and r['unit'] == 'ns/value' and r['median'] > 0)\")\" = \"['amortized', 'per-value']\" ]"
+
+check "bench --csv has the header and one line per row" \
+	"\"$GUAC\" bench core --seconds 0.02 --trials 1 --sizes 1K --threads 1 --csv >\"$tmp/core.csv\" && head -n 1 \"$tmp/core.csv\" | grep -q '^suite,source,mode,size,threads,status,median,min,max,unit,' && [ \$(grep -c '^core,' \"$tmp/core.csv\") = 5 ]"
+check "bench table names the trials" \
+	"\"$GUAC\" bench core --seconds 0.02 --trials 1 --sizes 1K --threads 1 | grep -q 'median \[min, max\] of 1 trials'"
+check "--plot writes a PNG" \
+	"\"$GUAC\" bench core $quick --plot \"$tmp/p.png\" >/dev/null && [ \"\$(od -An -tx1 -N8 \"$tmp/p.png\" | tr -d ' ')\" = 89504e470d0a1a0a ]"
+
+for bad in "--sizes 0" "--sizes 2G" "--threads 0" "--seconds 0" "--seconds x" "--trials 1.5" \
+	"--csv --json" "nosuch" "core extra"; do
+	# shellcheck disable=SC2086
+	check "refused: bench $bad (exit 2)" "\"$GUAC\" bench $bad --seconds 0.01 >/dev/null 2>&1; [ \$? = 2 ]"
+done
+check "--help explains and exits 0" "\"$GUAC\" bench --help | grep -q 'is reported as absent, never as'"
+
+tap_end

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* guac bench: results as a table, CSV or JSON, each saying what machine made them. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include "bench.h"
+#include "libguac.h"
+#include "util.h"
+
+static const char *const bench_status_names[] = {
+	[BENCH_OK] = "ok", [BENCH_ABSENT] = "absent", [BENCH_ERROR] = "error",
+};
+
+static const char *bench_unit(const struct bench_result *r)
+{
+	return r->metric == BENCH_MBPS ? "MB/s" : "ns/value";
+}
+
+/* The CPU model from /proc/cpuinfo, or "unknown CPU". */
+static void bench_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + strspn(colon + 1, " \t");
+		colon[strcspn(colon, "\n")] = 0;
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+struct bench_machine {
+	char cpu[128];
+	char kernel[2 * sizeof(((struct utsname *)0)->release) + 2];
+	char date[32];
+	unsigned int cpus;
+};
+
+static void bench_machine(struct bench_machine *m)
+{
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	bench_cpu_model(m->cpu, sizeof(m->cpu));
+	if (uname(&u))
+		snprintf(m->kernel, sizeof(m->kernel), "unknown");
+	else
+		snprintf(m->kernel, sizeof(m->kernel), "%s %s", u.sysname, u.release);
+	gmtime_r(&now, &tm);
+	strftime(m->date, sizeof(m->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	m->cpus = guac_nr_cpus();
+}
+
+/* Four significant digits at least, without exponents. */
+static void bench_put_cell(double v)
+{
+	printf("%10.*f ", v >= 1000 ? 0 : v >= 100 ? 1 : v >= 10 ? 2 : v >= 1 ? 3 : 4, v);
+}
+
+void bench_print_table(const struct bench_results *res, const struct bench_config *cfg)
+{
+	struct bench_machine m;
+	const char *suite = NULL;
+	size_t i;
+
+	bench_machine(&m);
+	printf("# guac bench on %s (%u CPUs), %s, %s\n", m.cpu, m.cpus, m.kernel, m.date);
+	printf("# median [min, max] of %u trials of %.2f s; MB/s = 10^6 bytes/s over all threads;\n"
+	       "# per CPU-s: MB per second of CPU time the threads got (per-core speed)\n",
+	       cfg->trials, cfg->seconds);
+	for (i = 0; i < res->n; i++) {
+		const struct bench_result *r = &res->v[i];
+		char size[16];
+
+		if (!suite || strcmp(suite, r->suite)) {
+			suite = r->suite;
+			printf("\n%-6s %-14s %-10s %5s %3s %10s %10s %10s %-9s %10s  %s\n", "suite",
+			       "source", "mode", "size", "thr", "median", "min", "max", "unit",
+			       "per CPU-s", "notes");
+		}
+		if (r->status != BENCH_OK) {
+			printf("%-6s %-14s %s (%s)\n", r->suite, r->source,
+			       bench_status_names[r->status], r->why);
+			continue;
+		}
+		printf("%-6s %-14s %-10s %5s %3u ", r->suite, r->source, r->mode,
+		       bench_fmt_size(size, sizeof(size), r->size), r->threads);
+		bench_put_cell(r->median);
+		bench_put_cell(r->min);
+		bench_put_cell(r->max);
+		printf("%-9s", bench_unit(r));
+		if (isnan(r->per_cpu))
+			printf(" %10s ", "");
+		else
+			bench_put_cell(r->per_cpu);
+		if (!isnan(r->ratio))
+			printf(" %.2fx %s", r->ratio, BENCH_CHACHA20);
+		if (!isnan(r->success_rate))
+			printf(" %.1f ns/word/thread, %.4f%% success, %.4f retries/word",
+			       r->ns_per_word, 100 * r->success_rate, r->retries_per_word);
+		putchar('\n');
+	}
+}
+
+/* A number, or an empty CSV cell / JSON null when there is none. */
+static void bench_put_number(double v, const char *none)
+{
+	if (isnan(v))
+		fputs(none, stdout);
+	else
+		printf("%.6g", v);
+}
+
+void bench_print_csv(const struct bench_results *res)
+{
+	size_t i;
+
+	printf("suite,source,mode,size,threads,status,median,min,max,unit,per_cpu_second,"
+	       "ratio_to_chacha20,ns_per_word,success_rate,retries_per_word,note\n");
+	for (i = 0; i < res->n; i++) {
+		const struct bench_result *r = &res->v[i];
+
+		printf("%s,%s,%s,%zu,%u,%s,", r->suite, r->source, r->mode, r->size, r->threads,
+		       bench_status_names[r->status]);
+		bench_put_number(r->median, "");
+		putchar(',');
+		bench_put_number(r->min, "");
+		putchar(',');
+		bench_put_number(r->max, "");
+		printf(",%s,", bench_unit(r));
+		bench_put_number(r->per_cpu, "");
+		putchar(',');
+		bench_put_number(r->ratio, "");
+		putchar(',');
+		bench_put_number(r->ns_per_word, "");
+		putchar(',');
+		bench_put_number(r->success_rate, "");
+		putchar(',');
+		bench_put_number(r->retries_per_word, "");
+		/* Reasons are strerror texts: no commas or quotes to escape. */
+		printf(",%s\n", r->why);
+	}
+}
+
+void bench_print_json(const struct bench_results *res, const struct bench_config *cfg)
+{
+	struct bench_machine m;
+	size_t i;
+
+	bench_machine(&m);
+	printf("{\"machine\":{\"cpu\":");
+	guac_json_string(stdout, m.cpu);
+	printf(",\"cpus\":%u,\"kernel\":", m.cpus);
+	guac_json_string(stdout, m.kernel);
+	printf(",\"date\":\"%s\",\"best_impl\":\"%s\"},\"seconds\":%g,\"trials\":%u,\"results\":[",
+	       m.date, guac_impl_names[guac_impl_best()], cfg->seconds, cfg->trials);
+	for (i = 0; i < res->n; i++) {
+		const struct bench_result *r = &res->v[i];
+
+		printf("%s\n{\"suite\":\"%s\",\"source\":", i ? "," : "", r->suite);
+		guac_json_string(stdout, r->source);
+		printf(",\"mode\":\"%s\",\"size\":%zu,\"threads\":%u,\"status\":\"%s\",\"why\":",
+		       r->mode, r->size, r->threads, bench_status_names[r->status]);
+		guac_json_string(stdout, r->why);
+		printf(",\"unit\":\"%s\",\"median\":", bench_unit(r));
+		bench_put_number(r->median, "null");
+		printf(",\"min\":");
+		bench_put_number(r->min, "null");
+		printf(",\"max\":");
+		bench_put_number(r->max, "null");
+		printf(",\"per_cpu_second\":");
+		bench_put_number(r->per_cpu, "null");
+		printf(",\"ratio_to_chacha20\":");
+		bench_put_number(r->ratio, "null");
+		printf(",\"ns_per_word\":");
+		bench_put_number(r->ns_per_word, "null");
+		printf(",\"success_rate\":");
+		bench_put_number(r->success_rate, "null");
+		printf(",\"retries_per_word\":");
+		bench_put_number(r->retries_per_word, "null");
+		putchar('}');
+	}
+	printf("\n]}\n");
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * guac bench: throughput and latency of the core, the devices and their
+ * peers, side by side in one run. Options and the suites live here; the
+ * sources, harness and outputs in bench_*.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bench.h"
+#include "cmds.h"
+#include "libguac.h"
+#include "util.h"
+
+#define BENCH_DEFAULT_SECONDS 0.25
+#define BENCH_DEFAULT_TRIALS 3
+#define BENCH_MAX_SECONDS 60.0
+#define BENCH_MAX_TRIALS 100
+#define BENCH_MAX_THREADS 1024
+#define BENCH_MAX_SIZE (1ULL << 30)
+#define BENCH_MAX_LIST 32
+#define BENCH_MAX_SOURCES 16
+#define BENCH_CPU_REQUEST 64		/* RDRAND/RDSEED: eight words per request */
+#define BENCH_NONCE_BATCH 4096		/* amortized: one request serves 256 values */
+
+static const size_t bench_default_sizes[] = { 16, 64, 1 << 10, 4 << 10, 64 << 10, 1 << 20 };
+
+static bool bench_show_progress;
+
+static void bench_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: guac bench [core|dev|hwrng|nonce|all] [OPTIONS]\n\n"
+		"Measure sources of random bytes side by side (default: all suites).\n\n"
+		"  core   the userspace guacamole core, one row per implementation (guac-generic,\n"
+		"         -sse2, -avx2, -avx512), and libcrypto's EVP ChaCha20 encrypting zeros\n"
+		"         (what `openssl speed -evp chacha20` measures) as the yardstick: each\n"
+		"         core row gives its ratio to ChaCha20 at the same size and threads,\n"
+		"         per CPU-second\n"
+		"  dev    /dev/guac (pread), /dev/hwrng, /dev/urandom (read) and getrandom(2)\n"
+		"  hwrng  /dev/hwrng, and the RDRAND and RDSEED instructions from userspace in\n"
+		"         %d-byte requests: ns per 64-bit word per thread, success rate and\n"
+		"         retries per word\n"
+		"  nonce  latency per %d-byte value on one thread: one request per value\n"
+		"         (per-value) against one %d-byte request shared by many (amortized)\n\n"
+		"  -s, --sizes LIST    request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)\n"
+		"  -t, --threads LIST  thread counts, e.g. 1,2 (default 1 to the CPU count, %u)\n"
+		"      --seconds S     length of one trial (default %.2f)\n"
+		"      --trials N      trials per measurement; median, min and max are\n"
+		"                      reported (default %d)\n"
+		"      --csv           CSV on standard output instead of the table\n"
+		"      --json          JSON on standard output instead of the table\n"
+		"      --plot FILE     also write a PNG (gnuplot): throughput and per-core speed\n"
+		"                      against request size on one thread, and throughput\n"
+		"                      against threads at 64K\n"
+		"  -h, --help          show this help\n\n"
+		"Throughput is MB/s (10^6 bytes per second) over all threads, and per\n"
+		"CPU-second (MB per second of CPU time the threads got: the per-core speed,\n"
+		"steady on a loaded machine). A source that this machine lacks (no /dev/guac\n"
+		"without the module, no RDSEED on the CPU) is reported as absent, never as\n"
+		"zero. Benchmarks measure; they assert nothing.\n"
+		"Exit status: 0 on success, 2 on a usage error or when the plot fails.\n",
+		BENCH_CPU_REQUEST, BENCH_NONCE_SIZE, BENCH_NONCE_BATCH, guac_nr_cpus(),
+		BENCH_DEFAULT_SECONDS, BENCH_DEFAULT_TRIALS);
+}
+
+/* Parse a comma-separated list of numbers in [1, @max]; false after a message. */
+static bool bench_parse_list(const char *what, const char *arg, uint64_t max, uint64_t *out,
+			     size_t *n)
+{
+	char *copy = strdup(arg), *item, *save = NULL;
+	bool ok = true;
+
+	if (!copy) {
+		guac_err("out of memory");
+		exit(GUAC_EXIT_ERROR);
+	}
+	*n = 0;
+	for (item = strtok_r(copy, ",", &save); item && ok; item = strtok_r(NULL, ",", &save)) {
+		if (*n == BENCH_MAX_LIST) {
+			guac_err("too many %ss in '%s' (at most %d)", what, arg, BENCH_MAX_LIST);
+			ok = false;
+		} else if (!guac_parse_u64(what, item, &out[*n])) {
+			ok = false;
+		} else if (!out[*n] || out[*n] > max) {
+			guac_err("invalid %s '%s': expected 1 to %llu", what, item,
+				 (unsigned long long)max);
+			ok = false;
+		} else {
+			(*n)++;
+		}
+	}
+	if (ok && !*n) {
+		guac_err("empty %s list", what);
+		ok = false;
+	}
+	free(copy);
+	return ok;
+}
+
+static bool bench_parse_double(const char *what, const char *arg, double max, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*out > 0) || *out > max) {
+		guac_err("invalid %s '%s': expected a number above 0 and at most %g", what, arg,
+			 max);
+		return false;
+	}
+	return true;
+}
+
+static void bench_progress(const char *suite, size_t size, unsigned int threads)
+{
+	char sz[16];
+
+	if (bench_show_progress)
+		fprintf(stderr, "\r\033[Kbench: %s, %s-byte requests, %u thread%s", suite,
+			bench_fmt_size(sz, sizeof(sz), size), threads, threads == 1 ? "" : "s");
+}
+
+/* Probe @srcs into @usable; those this machine cannot run are recorded as such. */
+static size_t bench_usable(struct bench_results *res, const char *suite,
+			   const struct bench_source *const *srcs, size_t nsrcs,
+			   enum bench_metric metric, const struct bench_source **usable)
+{
+	size_t k, n = 0;
+	enum bench_status st;
+	char why[80];
+
+	for (k = 0; k < nsrcs; k++) {
+		st = bench_probe(srcs[k], why, sizeof(why));
+		if (st == BENCH_OK)
+			usable[n++] = srcs[k];
+		else
+			bench_record_absent(res, suite, srcs[k], st, why, metric);
+	}
+	return n;
+}
+
+/*
+ * Measure @srcs over every size and thread count, side by side, skipping
+ * (and recording) those this machine cannot run.
+ */
+static void bench_sweep(struct bench_results *res, const struct bench_config *cfg,
+			const char *suite, const struct bench_source *const *srcs, size_t nsrcs,
+			const size_t *sizes, size_t nsizes)
+{
+	const struct bench_source *usable[BENCH_MAX_SOURCES];
+	size_t nusable = bench_usable(res, suite, srcs, nsrcs, BENCH_MBPS, usable), s, t;
+
+	if (!nusable)
+		return;
+	for (t = 0; t < cfg->nthreads; t++)
+		for (s = 0; s < nsizes; s++) {
+			bench_progress(suite, sizes[s], cfg->threads[t]);
+			bench_measure(res, cfg, suite, usable, nusable, NULL, sizes[s],
+				      cfg->threads[t], BENCH_MBPS);
+		}
+}
+
+/* The sources of a NULL-terminated table, as pointers. */
+static size_t bench_table(const struct bench_source *table, const struct bench_source **out)
+{
+	size_t n = 0;
+
+	for (; table->name && n < BENCH_MAX_SOURCES; table++)
+		out[n++] = table;
+	return n;
+}
+
+static void bench_suite_core(struct bench_results *res, const struct bench_config *cfg)
+{
+	const struct bench_source *srcs[BENCH_MAX_SOURCES];
+	size_t first = res->n, i, j;
+
+	bench_sweep(res, cfg, "core", srcs, bench_table(bench_core_sources, srcs), cfg->sizes,
+		    cfg->nsizes);
+
+	/*
+	 * Each core row against ChaCha20 at the same size and thread count,
+	 * per CPU-second: the cost of a byte, which a loaded machine does not
+	 * skew the way it skews wall-clock rates.
+	 */
+	for (i = first; i < res->n; i++) {
+		struct bench_result *r = &res->v[i];
+
+		if (r->status != BENCH_OK || !strcmp(r->source, BENCH_CHACHA20))
+			continue;
+		for (j = first; j < res->n; j++) {
+			const struct bench_result *c = &res->v[j];
+
+			if (c->status == BENCH_OK && !strcmp(c->source, BENCH_CHACHA20) &&
+			    c->size == r->size && c->threads == r->threads)
+				r->ratio = r->per_cpu / c->per_cpu;
+		}
+	}
+}
+
+static void bench_suite_dev(struct bench_results *res, const struct bench_config *cfg)
+{
+	const struct bench_source *srcs[BENCH_MAX_SOURCES];
+
+	bench_sweep(res, cfg, "dev", srcs, bench_table(bench_dev_sources, srcs), cfg->sizes,
+		    cfg->nsizes);
+}
+
+static void bench_suite_hwrng(struct bench_results *res, const struct bench_config *cfg)
+{
+	static const size_t cpu_size = BENCH_CPU_REQUEST;
+	const struct bench_source *srcs[BENCH_MAX_SOURCES] = { &bench_hwrng_source };
+
+	bench_sweep(res, cfg, "hwrng", srcs, 1, cfg->sizes, cfg->nsizes);
+	bench_sweep(res, cfg, "hwrng", srcs, bench_table(bench_cpu_sources, srcs), &cpu_size, 1);
+}
+
+static void bench_suite_nonce(struct bench_results *res, const struct bench_config *cfg)
+{
+	const struct bench_source *srcs[BENCH_MAX_SOURCES], *usable[BENCH_MAX_SOURCES];
+	const struct bench_source *src;
+	size_t n, nusable;
+
+	n = bench_table(bench_dev_sources, srcs);
+	n += bench_table(bench_cpu_sources, srcs + n);
+	srcs[n++] = &bench_core_sources[guac_impl_best()];
+	for (src = bench_core_sources; src->name; src++)
+		if (!strcmp(src->name, BENCH_CHACHA20))
+			srcs[n++] = src;
+	nusable = bench_usable(res, "nonce", srcs, n, BENCH_NS_PER_VALUE, usable);
+	if (!nusable)
+		return;
+	bench_progress("nonce", BENCH_NONCE_SIZE, 1);
+	bench_measure(res, cfg, "nonce", usable, nusable, "per-value", BENCH_NONCE_SIZE, 1,
+		      BENCH_NS_PER_VALUE);
+	bench_progress("nonce", BENCH_NONCE_BATCH, 1);
+	bench_measure(res, cfg, "nonce", usable, nusable, "amortized", BENCH_NONCE_BATCH, 1,
+		      BENCH_NS_PER_VALUE);
+}
+
+static const struct {
+	const char *name;
+	void (*run)(struct bench_results *res, const struct bench_config *cfg);
+} bench_suites[] = {
+	{ "core", bench_suite_core },
+	{ "dev", bench_suite_dev },
+	{ "hwrng", bench_suite_hwrng },
+	{ "nonce", bench_suite_nonce },
+};
+
+#define BENCH_NR_SUITES (sizeof(bench_suites) / sizeof(bench_suites[0]))
+
+int guac_cmd_bench(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sizes", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "seconds", required_argument, NULL, 'S' },
+		{ "trials", required_argument, NULL, 'T' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t list[BENCH_MAX_LIST];
+	size_t sizes[BENCH_MAX_LIST];
+	unsigned int threads[BENCH_MAX_LIST];
+	struct bench_config cfg = {
+		.seconds = BENCH_DEFAULT_SECONDS, .trials = BENCH_DEFAULT_TRIALS,
+		.sizes = sizes, .threads = threads,
+	};
+	struct bench_results res = { 0 };
+	const char *suite = "all", *plot = NULL;
+	bool csv = false, json = false, ran = false, ok = true;
+	double trials;
+	size_t i, n;
+	int c;
+
+	memcpy(sizes, bench_default_sizes, sizeof(bench_default_sizes));
+	cfg.nsizes = sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0]);
+	cfg.nthreads = guac_nr_cpus() < BENCH_MAX_LIST ? guac_nr_cpus() : BENCH_MAX_LIST;
+	for (i = 0; i < cfg.nthreads; i++)
+		threads[i] = (unsigned int)i + 1;
+
+	while ((c = getopt_long(argc, argv, "s:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!bench_parse_list("size", optarg, BENCH_MAX_SIZE, list, &n))
+				return GUAC_EXIT_ERROR;
+			for (i = 0; i < n; i++)
+				sizes[i] = (size_t)list[i];
+			cfg.nsizes = n;
+			break;
+		case 't':
+			if (!bench_parse_list("thread count", optarg, BENCH_MAX_THREADS, list, &n))
+				return GUAC_EXIT_ERROR;
+			for (i = 0; i < n; i++)
+				threads[i] = (unsigned int)list[i];
+			cfg.nthreads = n;
+			break;
+		case 'S':
+			if (!bench_parse_double("trial length", optarg, BENCH_MAX_SECONDS,
+						&cfg.seconds))
+				return GUAC_EXIT_ERROR;
+			break;
+		case 'T':
+			if (!bench_parse_double("trial count", optarg, BENCH_MAX_TRIALS, &trials))
+				return GUAC_EXIT_ERROR;
+			if (trials != floor(trials)) {
+				guac_err("invalid trial count '%s': expected a whole number", optarg);
+				return GUAC_EXIT_ERROR;
+			}
+			cfg.trials = (unsigned int)trials;
+			break;
+		case 'c':
+			csv = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			plot = optarg;
+			break;
+		case 'h':
+			bench_usage(stdout);
+			return GUAC_EXIT_OK;
+		default:
+			bench_usage(stderr);
+			return GUAC_EXIT_ERROR;
+		}
+	}
+	if (csv && json) {
+		guac_err("--csv and --json exclude each other");
+		return GUAC_EXIT_ERROR;
+	}
+	if (optind < argc)
+		suite = argv[optind++];
+	if (optind < argc) {
+		guac_err("unexpected argument '%s'", argv[optind]);
+		return GUAC_EXIT_ERROR;
+	}
+	bench_show_progress = isatty(STDERR_FILENO);
+
+	for (i = 0; i < BENCH_NR_SUITES; i++) {
+		if (strcmp(suite, "all") && strcmp(suite, bench_suites[i].name))
+			continue;
+		bench_suites[i].run(&res, &cfg);
+		ran = true;
+	}
+	if (!ran) {
+		guac_err("unknown suite '%s' (core, dev, hwrng, nonce or all)", suite);
+		return GUAC_EXIT_ERROR;
+	}
+	if (bench_show_progress)
+		fputs("\r\033[K", stderr);
+
+	if (json)
+		bench_print_json(&res, &cfg);
+	else if (csv)
+		bench_print_csv(&res);
+	else
+		bench_print_table(&res, &cfg);
+	if (plot)
+		ok = bench_plot(&res, plot);
+	free(res.v);
+	return ok ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
+}

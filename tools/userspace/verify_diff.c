@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* guac verify: sector-granular difference log, merged and capped. */
+#include <string.h>
+#include "verify.h"
+
+void guac_badlog_init(struct guac_badlog *log, struct guac_range *kept, size_t cap)
+{
+	memset(log, 0, sizeof(*log));
+	log->kept = kept;
+	log->cap = cap;
+}
+
+static void guac_badlog_add_range(struct guac_badlog *log, uint64_t start, uint64_t end)
+{
+	if (log->nranges && log->last.end == start) {
+		log->last.end = end;
+		if (log->nranges <= log->cap)
+			log->kept[log->nranges - 1].end = end;
+		return;
+	}
+	log->last.start = start;
+	log->last.end = end;
+	if (log->nranges < log->cap)
+		log->kept[log->nranges] = log->last;
+	log->nranges++;
+}
+
+void guac_badlog_scan(struct guac_badlog *log, const uint8_t *got, const uint8_t *want,
+		      size_t len, uint64_t pos, unsigned int sector)
+{
+	size_t off, i;
+
+	for (off = 0; off < len; off += sector) {
+		size_t n = len - off < sector ? len - off : sector;
+		uint64_t differ = 0;
+
+		if (!memcmp(got + off, want + off, n))
+			continue;
+		for (i = off; i < off + n; i++) {
+			if (got[i] == want[i])
+				continue;
+			if (!log->have_first) {
+				log->have_first = true;
+				log->first_pos = pos + i;
+				log->first_expected = want[i];
+				log->first_actual = got[i];
+			}
+			differ++;
+		}
+		log->bad_sectors++;
+		log->bad_bytes += differ;
+		guac_badlog_add_range(log, pos + off, pos + off + n);
+	}
+}
+
+void guac_badlog_merge(struct guac_badlog *log, const struct guac_badlog *part)
+{
+	uint64_t i;
+
+	if (!part->nranges)
+		return;
+	/* @part's caller sized it to keep every range of one chunk. */
+	for (i = 0; i < part->nranges && i < part->cap; i++)
+		guac_badlog_add_range(log, part->kept[i].start, part->kept[i].end);
+	log->bad_sectors += part->bad_sectors;
+	log->bad_bytes += part->bad_bytes;
+	if (!log->have_first && part->have_first) {
+		log->have_first = true;
+		log->first_pos = part->first_pos;
+		log->first_expected = part->first_expected;
+		log->first_actual = part->first_actual;
+	}
+}

@@ -11,6 +11,7 @@ packages="
 	libcmocka-dev
 	qemu-system-x86 busybox-static coreutils
 	dieharder rng-tools5 gnuplot-nox
+	linux-source-6.12
 "
 
 missing=""

@@ -5,7 +5,7 @@
 # guacrng depends on, runs what guacvm.run= on the kernel command line names
 # and powers off; the host reads the TAP from the second serial port
 # (/dev/ttyS1) and the rest from the console.
-export PATH=/bin:/sbin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox mkdir -p /dev /proc /sys /tmp /run
 /bin/busybox mount -t devtmpfs dev /dev
 /bin/busybox --install -s /bin		# keeps /bin/dd: GNU dd, not busybox's
@@ -18,6 +18,7 @@ run=check
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	guacvm.run=*) run=${arg#guacvm.run=} ;;
+	guacvm.bench=*) bench=${arg#guacvm.bench=} ;;
 	esac
 done
 
@@ -31,7 +32,10 @@ fi
 case "$run" in
 check)
 	stty -F /dev/ttyS1 raw -echo 2>/dev/null
-	{ sh /tests/runner.sh; sh /tests/bench.sh; } 2>&1 | tee /dev/ttyS1
+	# The benchmark proxy follows the suite unless guacvm.bench=0 (the
+	# debug kernel's checkers make its figures meaningless).
+	{ sh /tests/runner.sh; [ "${bench:-1}" = 0 ] || sh /tests/bench.sh; } 2>&1 |
+		tee /dev/ttyS1
 	;;
 demo)
 	sh /tests/demo.sh

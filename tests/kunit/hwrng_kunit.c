@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the RDRAND/RDSEED hwrng's data path and health tests, over a
+ * scripted instruction double. A script is a list of steps (so many tries
+ * giving fresh words, CF=0, a stuck word, all ones or all zeros), the last
+ * repeating forever; fresh words are guac_insn_test_word(try), so every byte
+ * delivered can be traced to the try that produced it. These complement the
+ * load-time self-test (hwrng_selftest.c), which runs the named doubles.
+ */
+#include <kunit/test.h>
+#include <linux/bits.h>
+#include <linux/string.h>
+#include "../../drivers/guacrng/hwrng.h"
+
+#define HW_WINDOW GUAC_HEALTH_WINDOW
+#define HW_FOREVER 0
+
+enum hw_action {
+	HW_FRESH,	/* guac_insn_test_word(try) */
+	HW_FLAKY,	/* CF=0 for all but the last of every RDRAND budget */
+	HW_CF0,
+	HW_STUCK,	/* guac_insn_test_word(0) */
+	HW_ONES,
+	HW_ZEROS,
+};
+
+struct hw_step {
+	enum hw_action action;
+	unsigned int tries;	/* HW_FOREVER: the rest of the run */
+};
+
+struct hw_double {
+	struct guac_hwrng_src src;
+	const struct hw_step *steps;
+};
+
+/* The step try number @try falls in. */
+static const struct hw_step *hw_step_at(const struct hw_step *steps, u64 try)
+{
+	for (; steps->tries != HW_FOREVER; steps++) {
+		if (try < steps->tries)
+			return steps;
+		try -= steps->tries;
+	}
+	return steps;
+}
+
+static bool hw_double_try(struct guac_insn *insn, u64 *v)
+{
+	struct hw_double *d = container_of(insn, struct hw_double, src.insn);
+	u64 try = insn->tries++;
+
+	switch (hw_step_at(d->steps, try)->action) {
+	case HW_FRESH:
+		*v = guac_insn_test_word(try);
+		return true;
+	case HW_FLAKY:
+		/* Word n after try n's budget less one failures: words stay consecutive. */
+		if (try % GUAC_RDRAND_TRIES != GUAC_RDRAND_TRIES - 1)
+			break;
+		*v = guac_insn_test_word(try / GUAC_RDRAND_TRIES);
+		return true;
+	case HW_STUCK:
+		*v = guac_insn_test_word(0);
+		return true;
+	case HW_ONES:
+		*v = ~0ULL;
+		return true;
+	case HW_ZEROS:
+		*v = 0;
+		return true;
+	case HW_CF0:
+		break;
+	}
+	/* The CPU zeroes the destination when CF is clear. */
+	*v = 0;
+	return false;
+}
+
+static const struct guac_insn_ops hw_double_ops = {
+	.name = "kunit-script",
+	.rdrand64 = hw_double_try,
+	.rdseed64 = hw_double_try,
+};
+
+static struct hw_double *hw_new(struct kunit *test, const struct hw_step *steps,
+				bool rdseed)
+{
+	struct hw_double *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	guac_hwrng_src_init(&d->src, &hw_double_ops, rdseed, false);
+	d->steps = steps;
+	return d;
+}
+
+/* @len bytes at @buf must be the fresh words of tries @first, @first + 1, ... */
+static void hw_expect_words(struct kunit *test, const u8 *buf, size_t len, u64 first)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += sizeof(u64)) {
+		u64 word = guac_insn_test_word(first + i / sizeof(u64));
+
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf + i, &word, min(len - i, sizeof(word)),
+				       "byte %zu is not from try %llu", i,
+				       first + i / sizeof(u64));
+	}
+}
+
+static s64 hw_stat(atomic64_t *counter)
+{
+	return atomic64_read(counter);
+}
+
+/* ============================ the data path ============================ */
+
+/* Healthy: nothing before a whole start-up window, then exactly those words. */
+static void hw_test_startup_then_words(struct kunit *test)
+{
+	static const struct hw_step fresh[] = { { HW_FRESH, HW_FOREVER } };
+	struct hw_double *d = hw_new(test, fresh, false);
+	u8 buf[40];
+
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, 13, true), 13);
+	hw_expect_words(test, buf, 13, HW_WINDOW);
+	/* The rest of the second word is dropped, never handed out later. */
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 40);
+	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW + 2);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), 53);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries), 0);
+	KUNIT_EXPECT_TRUE(test, guac_health_ok(&d->src.health));
+}
+
+/* CF=0 forever: RDRAND gives up after exactly its tries, wait or not. */
+static void hw_test_cf0_forever(struct kunit *test)
+{
+	static const struct hw_step dead[] = { { HW_CF0, HW_FOREVER } };
+	struct hw_double *d = hw_new(test, dead, false);
+	u8 buf[16];
+
+	memset(buf, 0xcc, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), -EIO);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_RDRAND_TRIES);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), -EIO);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, 2 * GUAC_RDRAND_TRIES);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 2);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries), 2 * GUAC_RDRAND_TRIES);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0xcc, sizeof(buf)));
+}
+
+/*
+ * Intermittent failure: one CF=0 short of the budget before every word still
+ * delivers every word; a full budget of them is a failure, after which the
+ * source works again.
+ */
+static void hw_test_intermittent(struct kunit *test)
+{
+	static const struct hw_step flaky[] = { { HW_FLAKY, HW_FOREVER } };
+	static const struct hw_step gap[] = {
+		{ HW_FRESH, HW_WINDOW }, { HW_CF0, GUAC_RDRAND_TRIES }, { HW_FRESH, HW_FOREVER },
+	};
+	struct hw_double *d = hw_new(test, flaky, false);
+	u8 buf[32];
+
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 32);
+	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries),
+			(GUAC_RDRAND_TRIES - 1) * (HW_WINDOW + 4));
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 0);
+
+	d = hw_new(test, gap, false);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), -EIO);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 1);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 32);
+	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW + GUAC_RDRAND_TRIES);
+}
+
+/* A source that dies mid-call returns what it had, to the byte. */
+static void hw_test_partial_counts(struct kunit *test)
+{
+	static const unsigned int words_before[] = { 1, 2, 5 };
+	struct hw_step *steps;
+	u8 buf[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(words_before); i++) {
+		struct hw_double *d;
+		int want = words_before[i] * sizeof(u64);
+
+		steps = kunit_kcalloc(test, 2, sizeof(*steps), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, steps);
+		steps[0] = (struct hw_step){ HW_FRESH, HW_WINDOW + words_before[i] };
+		steps[1] = (struct hw_step){ HW_CF0, HW_FOREVER };
+		d = hw_new(test, steps, false);
+		memset(buf, 0xcc, sizeof(buf));
+		KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), want);
+		hw_expect_words(test, buf, want, HW_WINDOW);
+		KUNIT_EXPECT_NULL_MSG(test, memchr_inv(buf + want, 0xcc, sizeof(buf) - want),
+				      "wrote past the %d bytes it returned", want);
+		KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), want);
+		KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 1);
+	}
+}
+
+/*
+ * `wait` is honoured for RDSEED: a dry spell shorter than the waiting budget
+ * is waited out; without wait the call gives up after its short burst and
+ * returns 0, which is no failure. RDRAND's budget does not depend on it.
+ */
+static void hw_test_wait_honoured(struct kunit *test)
+{
+	static const struct hw_step dry_spell[] = {
+		{ HW_FRESH, HW_WINDOW }, { HW_CF0, 50 }, { HW_FRESH, HW_FOREVER },
+	};
+	static const struct hw_step dry[] = { { HW_CF0, HW_FOREVER } };
+	struct hw_double *d;
+	u8 buf[8];
+
+	d = hw_new(test, dry_spell, true);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), 0);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, HW_WINDOW + GUAC_RDSEED_TRIES_NOWAIT);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 0);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 8);
+	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW + 50);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries), 50);
+
+	d = hw_new(test, dry, true);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), 0);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_RDSEED_TRIES_NOWAIT);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), -EIO);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries,
+			GUAC_RDSEED_TRIES_NOWAIT + GUAC_RDSEED_TRIES_WAIT);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 1);
+
+	d = hw_new(test, dry, false);
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), -EIO);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_RDRAND_TRIES);
+}
+
+/* Bad data after a healthy start: -EIO, nothing delivered, then recovery. */
+struct hw_bad_data_case {
+	const char *name;
+	enum hw_action action;
+	enum guac_health_state state;
+};
+
+static const struct hw_bad_data_case hw_bad_data_cases[] = {
+	{ "stuck word", HW_STUCK, GUAC_HEALTH_REPETITION },
+	{ "all ones", HW_ONES, GUAC_HEALTH_ALL_ONES },
+	{ "all zeros", HW_ZEROS, GUAC_HEALTH_ALL_ZEROS },
+};
+
+static void hw_bad_data_desc(const struct hw_bad_data_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hw_bad_data, hw_bad_data_cases, hw_bad_data_desc);
+
+/* Each byte is 0 (dropped) or untouched: a failed call leaves no word behind. */
+static void hw_expect_nothing_left(struct kunit *test, const u8 *buf, size_t len, u8 poison)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] && buf[i] != poison)
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, len, "a failed call left byte %zu behind", i);
+}
+
+static void hw_test_bad_data(struct kunit *test)
+{
+	const struct hw_bad_data_case *c = test->param_value;
+	/* Start-up and 2 words, 4 bad tries, then healthy again. */
+	const struct hw_step steps[] = {
+		{ HW_FRESH, HW_WINDOW + 2 }, { c->action, 4 }, { HW_FRESH, HW_FOREVER },
+	};
+	/* A stuck word passes once, as nothing before it was the same. */
+	int bad_calls = c->action == HW_STUCK ? 3 : 4;
+	struct hw_double *d = hw_new(test, steps, true);
+	u8 buf[64];
+	int i, ret;
+
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, 16, true), 16);
+	hw_expect_words(test, buf, 16, HW_WINDOW);
+
+	for (i = 0; i < bad_calls; i++) {
+		memset(buf, 0xcc, sizeof(buf));
+		ret = guac_hwrng_fill(&d->src, buf, sizeof(buf), true);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EIO, "call %d", i);
+		KUNIT_EXPECT_EQ(test, d->src.health.state, c->state);
+		hw_expect_nothing_left(test, buf, sizeof(buf), 0xcc);
+	}
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.health_failures), bad_calls);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), 16);
+
+	/* A whole window of healthy words passes before anything else is delivered. */
+	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, 8, true), 8);
+	hw_expect_words(test, buf, 8, HW_WINDOW + 2 + 4 + HW_WINDOW);
+	KUNIT_EXPECT_TRUE(test, guac_health_ok(&d->src.health));
+}
+
+/* ============================ the health tests ============================ */
+
+static struct guac_health *hw_health_started(struct kunit *test, u64 *next)
+{
+	struct guac_health *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	guac_health_init(h);
+	for (i = 0; i < HW_WINDOW; i++) {
+		KUNIT_ASSERT_EQ(test, guac_health_test(h, guac_insn_test_word((*next)++)),
+				GUAC_HEALTH_OK);
+		if (i < HW_WINDOW - 1)
+			KUNIT_ASSERT_EQ(test, h->state, GUAC_HEALTH_STARTUP);
+	}
+	KUNIT_ASSERT_TRUE(test, guac_health_ok(h));
+	return h;
+}
+
+/* Repetition count test: one word twice in a row fails. */
+static void hw_test_health_repetition(struct kunit *test)
+{
+	u64 next = 0, word;
+	struct guac_health *h = hw_health_started(test, &next);
+
+	word = guac_insn_test_word(next++);
+	KUNIT_EXPECT_EQ(test, guac_health_test(h, word), GUAC_HEALTH_OK);
+	KUNIT_EXPECT_EQ(test, guac_health_test(h, word), GUAC_HEALTH_REPETITION);
+	KUNIT_EXPECT_FALSE(test, guac_health_ok(h));
+}
+
+/* Adaptive proportion test: a window's first word may come back once, not twice. */
+static void hw_test_health_proportion(struct kunit *test)
+{
+	u64 next = 0, first;
+	struct guac_health *h = hw_health_started(test, &next);
+	unsigned int i;
+
+	first = guac_insn_test_word(next++);
+	KUNIT_EXPECT_EQ(test, guac_health_test(h, first), GUAC_HEALTH_OK);
+	for (i = 0; i < 100; i++)
+		guac_health_test(h, guac_insn_test_word(next++));
+	KUNIT_EXPECT_EQ(test, guac_health_test(h, first), GUAC_HEALTH_OK);
+	for (i = 0; i < 100; i++)
+		guac_health_test(h, guac_insn_test_word(next++));
+	KUNIT_EXPECT_TRUE(test, guac_health_ok(h));
+	KUNIT_EXPECT_EQ(test, guac_health_test(h, first), GUAC_HEALTH_PROPORTION);
+}
+
+/* A bit that keeps its value through a whole window fails at the window's end. */
+static void hw_test_health_stuck_bit(struct kunit *test)
+{
+	u64 next = 0;
+	struct guac_health *h = hw_health_started(test, &next);
+	enum guac_health_state state = GUAC_HEALTH_OK;
+	unsigned int i;
+
+	for (i = 0; i < HW_WINDOW && state == GUAC_HEALTH_OK; i++)
+		state = guac_health_test(h, guac_insn_test_word(next++) | BIT_ULL(17));
+	KUNIT_EXPECT_EQ(test, state, GUAC_HEALTH_STUCK_BIT);
+	KUNIT_EXPECT_EQ(test, i, HW_WINDOW);
+}
+
+/* After any failure, one whole window of good words, no fewer, restores output. */
+static void hw_test_health_recovery(struct kunit *test)
+{
+	u64 next = 0;
+	struct guac_health *h = hw_health_started(test, &next);
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, guac_health_test(h, 0), GUAC_HEALTH_ALL_ZEROS);
+	for (i = 0; i < HW_WINDOW - 1; i++) {
+		KUNIT_ASSERT_EQ(test, guac_health_test(h, guac_insn_test_word(next++)),
+				GUAC_HEALTH_OK);
+		KUNIT_ASSERT_FALSE_MSG(test, guac_health_ok(h), "recovered after %u words", i + 1);
+	}
+	KUNIT_EXPECT_EQ(test, guac_health_test(h, guac_insn_test_word(next++)), GUAC_HEALTH_OK);
+	KUNIT_EXPECT_TRUE(test, guac_health_ok(h));
+}
+
+static struct kunit_case hw_test_cases[] = {
+	KUNIT_CASE(hw_test_startup_then_words),
+	KUNIT_CASE(hw_test_cf0_forever),
+	KUNIT_CASE(hw_test_intermittent),
+	KUNIT_CASE(hw_test_partial_counts),
+	KUNIT_CASE(hw_test_wait_honoured),
+	KUNIT_CASE_PARAM(hw_test_bad_data, hw_bad_data_gen_params),
+	KUNIT_CASE(hw_test_health_repetition),
+	KUNIT_CASE(hw_test_health_proportion),
+	KUNIT_CASE(hw_test_health_stuck_bit),
+	KUNIT_CASE(hw_test_health_recovery),
+	{}
+};
+
+static struct kunit_suite hw_test_suite = {
+	.name = "guacrng-hwrng",
+	.test_cases = hw_test_cases,
+};
+
+kunit_test_suite(hw_test_suite);

@@ -32,8 +32,12 @@ deps:
 check-user: tools
 	$(MAKE) -C tests/userspace run
 
+# The house style, enforced: checkpatch --strict on every kernel source.
+checkpatch: deps
+	scripts/checkpatch.sh
+
 check: deps
-	$(MAKE) check-user
+	$(MAKE) check-user checkpatch
 
 clean:
 	rm -rf $(BUILD)
@@ -42,4 +46,4 @@ clean:
 # Each suite's targets live in its own fragment.
 include $(sort $(wildcard scripts/make/*.mk))
 
-.PHONY: all module module-clean install tools deps check-user check clean
+.PHONY: all module module-clean install tools deps check-user checkpatch check clean

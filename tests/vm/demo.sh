@@ -50,6 +50,18 @@ same "dd if=/dev/guac iflag=skip_bytes skip=9223372036000000000 bs=4096 count=4 
 same "tail -c +12346 /dev/guac | head -c 100000 | sha256sum" \
 	"guac gen --offset 12345 --length 100000 | sha256sum"
 
+echo "--- guac verify checks a device or file against the stream, storing nothing ---"
+echo
+show "guac verify --length 64M /dev/guac"
+
+echo "--- the CPU's RDRAND as a hwrng (qemu -cpu max has no RDSEED) ---"
+echo
+show cat /sys/class/misc/hw_random/rng_available
+show cat /sys/class/misc/hw_random/rng_current
+show "dd if=/dev/hwrng bs=32 count=1 status=none | od -An -tx1"
+show "rngtest -c 1000 </dev/hwrng 2>&1 | grep -E 'successes|failures'"
+show "grep . /sys/module/guacrng/hwrng/*"
+
 echo "--- throughput (TCG emulation: compare the ratios, not the figures) ---"
 echo
 sh /tests/bench.sh | sed 's/^# bench: //'

@@ -5,23 +5,17 @@
 # exit codes. TAP output; exit status non-zero on any failure.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-n=0
-fails=0
+. "$(dirname "$0")/tap.sh"
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n - $1"
-}
-
-# check DESCRIPTION EXPECTED ACTUAL
-check() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; echo "#   expected: $2"; echo "#   actual:   $3"; fi
+# check_eq DESCRIPTION EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "#   expected: $2"
+		echo "#   actual:   $3"
+	fi
 }
 
 hex() { od -An -v -tx1 | tr -d ' \n'; }
@@ -30,40 +24,39 @@ block0=0ced594fb6194be61c8d8ff1d596352508040784ad6acb38cdd1f62912dab7b478b071bdb
 f00d=e1e731ca7a17a259d4c849f5a7b4e1e6c9c584542f9a070680d09605d0a1de43
 last=fe3cf26ab67e9f2da1cc1e93af5c2da4b75a8c7ff9cee02b7719d9bc0ac4859d
 
-echo "TAP version 13"
-check "block 0 vector" "$block0" "$("$GUAC" gen --offset 0 --length 64 | hex)"
-check "block 0 vector with xxd -p" "$block0" "$("$GUAC" gen --offset 0 --length 64 | xxd -p | tr -d '\n')"
-check "block 0xf00d by --offset" "$f00d" "$("$GUAC" gen --offset $((0xf00d * 64)) --length 32 | hex)"
-check "block 0xf00d by --origin" "$f00d" "$("$GUAC" gen --origin 0xf00d --length 32 | hex)"
-check "last block then block 0" "$last" "$("$GUAC" gen --origin 0xffffffffffffffff --length 32 | hex)"
-check "the wrap continues with block 0" "$block0" \
+tap_begin
+check_eq "block 0 vector" "$block0" "$("$GUAC" gen --offset 0 --length 64 | hex)"
+check_eq "block 0 vector with xxd -p" "$block0" "$("$GUAC" gen --offset 0 --length 64 | xxd -p | tr -d '\n')"
+check_eq "block 0xf00d by --offset" "$f00d" "$("$GUAC" gen --offset $((0xf00d * 64)) --length 32 | hex)"
+check_eq "block 0xf00d by --origin" "$f00d" "$("$GUAC" gen --origin 0xf00d --length 32 | hex)"
+check_eq "last block then block 0" "$last" "$("$GUAC" gen --origin 0xffffffffffffffff --length 32 | hex)"
+check_eq "the wrap continues with block 0" "$block0" \
 	"$("$GUAC" gen --origin 0xffffffffffffffff --offset 64 --length 64 | hex)"
-check "byte offset 2^64-64 is block 2^58-1" \
+check_eq "byte offset 2^64-64 is block 2^58-1" \
 	"$("$GUAC" gen --origin 0x3ffffffffffffff --length 100 | hex)" \
 	"$("$GUAC" gen --offset 0xffffffffffffffc0 --length 100 | hex)"
-check "suffixes: --offset 1K = block 16" \
+check_eq "suffixes: --offset 1K = block 16" \
 	"$("$GUAC" gen --origin 16 --length 64 | hex)" "$("$GUAC" gen --offset 1K --length 64 | hex)"
-check "unaligned offset is a suffix of the aligned stream" \
+check_eq "unaligned offset is a suffix of the aligned stream" \
 	"$("$GUAC" gen --offset 0 --length 300 | tail -c 277 | hex)" \
 	"$("$GUAC" gen --offset 23 --length 277 | hex)"
 for impl in generic sse2 avx2 avx512; do
 	if "$GUAC" gen --impl "$impl" --length 0 2>/dev/null; then
-		check "--impl $impl gives the same 100000 bytes" \
+		check_eq "--impl $impl gives the same 100000 bytes" \
 			"$("$GUAC" gen --length 100000 --offset 77 --impl generic | cksum)" \
 			"$("$GUAC" gen --length 100000 --offset 77 --impl "$impl" | cksum)"
 	else
-		echo "ok $((n + 1)) - --impl $impl # SKIP not supported by this CPU"
-		n=$((n + 1))
+		ok "--impl $impl # SKIP not supported by this CPU"
 	fi
 done
-check "--length 0 writes nothing" "0" "$("$GUAC" gen --length 0 | wc -c | tr -d ' ')"
-check "--length 3M writes 3 MiB" "3145728" "$("$GUAC" gen --length 3M | wc -c | tr -d ' ')"
+check_eq "--length 0 writes nothing" "0" "$("$GUAC" gen --length 0 | wc -c | tr -d ' ')"
+check_eq "--length 3M writes 3 MiB" "3145728" "$("$GUAC" gen --length 3M | wc -c | tr -d ' ')"
 
 # Unbounded output into a reader that stops: quiet success on EPIPE.
 status=$( (sh -c "'$GUAC' gen --length 100M; echo \$? >&2" | head -c 10 >/dev/null) 2>&1)
-check "EPIPE on bounded output exits 0 without a message" "0" "$status"
+check_eq "EPIPE on bounded output exits 0 without a message" "0" "$status"
 status=$( (sh -c "'$GUAC' gen; echo \$? >&2" | head -c 1000 >/dev/null) 2>&1)
-check "EPIPE ends unbounded output with status 0" "0" "$status"
+check_eq "EPIPE ends unbounded output with status 0" "0" "$status"
 
 # Bad input: a message naming the problem, exit status 2, nothing written.
 for args in "--offset abc" "--length 1X" "--offset -5" "--origin 18446744073709551616" \
@@ -83,7 +76,6 @@ done
 rm -f /tmp/guac-gen-err.$$
 "$GUAC" gen --help | grep -q -- "--offset" && ok "--help documents --offset" || not_ok "--help documents --offset"
 "$GUAC" --help | grep -q "gen" && ok "guac --help lists gen" || not_ok "guac --help lists gen"
-"$GUAC" nosuchcmd >/dev/null 2>&1; check "unknown command exits 2" 2 $?
+"$GUAC" nosuchcmd >/dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
 
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_end

@@ -6,7 +6,7 @@
 set -eu
 
 packages="
-	build-essential bc bison flex kmod cpio rsync xz-utils python3
+	build-essential bc bison flex kmod cpio rsync xz-utils zstd xxd python3
 	libelf-dev libssl-dev dwarves
 	libcmocka-dev
 	qemu-system-x86 busybox-static coreutils

@@ -19,9 +19,13 @@ module:
 module-clean:
 	$(MAKE) -C $(KDIR) M=$(TOP) clean
 
+# The release the module is built for, as the kernel reports it (Debian's 6.1
+# headers carry a different string in include/config/kernel.release).
+KRELEASE = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
+
 install: module
-	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
-	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+	$(MAKE) -C $(KDIR) M=$(TOP) KERNELRELEASE=$(KRELEASE) modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
 
 tools:
 	$(MAKE) -C tools/userspace

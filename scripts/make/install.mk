@@ -21,4 +21,10 @@ tools-install: tools
 	install -D -m 0755 $(BUILD)/userspace/guac $(DESTDIR)$(PREFIX)/bin/guac
 	install -D -m 0644 include/uapi/linux/guacrng.h $(DESTDIR)$(PREFIX)/include/linux/guacrng.h
 
-.PHONY: dkms-install dkms-uninstall tools-install
+# make install into a scratch root, for each Debian kernel.
+check-install: deps
+	TESTS=$(TOP)/tests/install/test_install.sh scripts/run-suites.sh install
+
+check: check-install
+
+.PHONY: dkms-install dkms-uninstall tools-install check-install

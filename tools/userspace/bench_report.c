@@ -2,6 +2,7 @@
 /* guac bench: results as a table, CSV or JSON, each saying what machine made them. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -124,32 +125,52 @@ static void bench_put_number(double v, const char *none)
 		printf("%.6g", v);
 }
 
+/*
+ * The numeric columns, in output order, with their CSV and JSON names. The
+ * first BENCH_NR_STATS are the trial statistics; the CSV puts the unit after
+ * them.
+ */
+static const struct {
+	const char *name;
+	size_t offset;
+} bench_numbers[] = {
+	{ "median", offsetof(struct bench_result, median) },
+	{ "min", offsetof(struct bench_result, min) },
+	{ "max", offsetof(struct bench_result, max) },
+	{ "per_cpu_second", offsetof(struct bench_result, per_cpu) },
+	{ "ratio_to_chacha20", offsetof(struct bench_result, ratio) },
+	{ "ns_per_word", offsetof(struct bench_result, ns_per_word) },
+	{ "success_rate", offsetof(struct bench_result, success_rate) },
+	{ "retries_per_word", offsetof(struct bench_result, retries_per_word) },
+};
+
+#define BENCH_NR_NUMBERS (sizeof(bench_numbers) / sizeof(bench_numbers[0]))
+#define BENCH_NR_STATS 3
+
+static double bench_number(const struct bench_result *r, size_t k)
+{
+	return *(const double *)((const char *)r + bench_numbers[k].offset);
+}
+
 void bench_print_csv(const struct bench_results *res)
 {
-	size_t i;
+	size_t i, k;
 
-	printf("suite,source,mode,size,threads,status,median,min,max,unit,per_cpu_second,"
-	       "ratio_to_chacha20,ns_per_word,success_rate,retries_per_word,note\n");
+	printf("suite,source,mode,size,threads,status");
+	for (k = 0; k < BENCH_NR_NUMBERS; k++)
+		printf("%s,%s", k == BENCH_NR_STATS ? ",unit" : "", bench_numbers[k].name);
+	printf(",note\n");
 	for (i = 0; i < res->n; i++) {
 		const struct bench_result *r = &res->v[i];
 
-		printf("%s,%s,%s,%zu,%u,%s,", r->suite, r->source, r->mode, r->size, r->threads,
+		printf("%s,%s,%s,%zu,%u,%s", r->suite, r->source, r->mode, r->size, r->threads,
 		       bench_status_names[r->status]);
-		bench_put_number(r->median, "");
-		putchar(',');
-		bench_put_number(r->min, "");
-		putchar(',');
-		bench_put_number(r->max, "");
-		printf(",%s,", bench_unit(r));
-		bench_put_number(r->per_cpu, "");
-		putchar(',');
-		bench_put_number(r->ratio, "");
-		putchar(',');
-		bench_put_number(r->ns_per_word, "");
-		putchar(',');
-		bench_put_number(r->success_rate, "");
-		putchar(',');
-		bench_put_number(r->retries_per_word, "");
+		for (k = 0; k < BENCH_NR_NUMBERS; k++) {
+			if (k == BENCH_NR_STATS)
+				printf(",%s", bench_unit(r));
+			putchar(',');
+			bench_put_number(bench_number(r, k), "");
+		}
 		/* Reasons are strerror texts: no commas or quotes to escape. */
 		printf(",%s\n", r->why);
 	}
@@ -158,7 +179,7 @@ void bench_print_csv(const struct bench_results *res)
 void bench_print_json(const struct bench_results *res, const struct bench_config *cfg)
 {
 	struct bench_machine m;
-	size_t i;
+	size_t i, k;
 
 	bench_machine(&m);
 	printf("{\"machine\":{\"cpu\":");
@@ -175,22 +196,11 @@ void bench_print_json(const struct bench_results *res, const struct bench_config
 		printf(",\"mode\":\"%s\",\"size\":%zu,\"threads\":%u,\"status\":\"%s\",\"why\":",
 		       r->mode, r->size, r->threads, bench_status_names[r->status]);
 		guac_json_string(stdout, r->why);
-		printf(",\"unit\":\"%s\",\"median\":", bench_unit(r));
-		bench_put_number(r->median, "null");
-		printf(",\"min\":");
-		bench_put_number(r->min, "null");
-		printf(",\"max\":");
-		bench_put_number(r->max, "null");
-		printf(",\"per_cpu_second\":");
-		bench_put_number(r->per_cpu, "null");
-		printf(",\"ratio_to_chacha20\":");
-		bench_put_number(r->ratio, "null");
-		printf(",\"ns_per_word\":");
-		bench_put_number(r->ns_per_word, "null");
-		printf(",\"success_rate\":");
-		bench_put_number(r->success_rate, "null");
-		printf(",\"retries_per_word\":");
-		bench_put_number(r->retries_per_word, "null");
+		printf(",\"unit\":\"%s\"", bench_unit(r));
+		for (k = 0; k < BENCH_NR_NUMBERS; k++) {
+			printf(",\"%s\":", bench_numbers[k].name);
+			bench_put_number(bench_number(r, k), "null");
+		}
 		putchar('}');
 	}
 	printf("\n]}\n");

@@ -40,8 +40,21 @@ check-user: tools
 checkpatch: deps
 	scripts/checkpatch.sh
 
-check: deps
-	$(MAKE) check-user checkpatch
+# `make check` runs every suite (check-suites, which the fragments extend)
+# between a record and a verify of the host's kernels and /boot: testing
+# must not change what this machine boots.
+HOST_STATE := $(BUILD)/host-state
+
+check:
+	tests/host/host-guard.sh record $(HOST_STATE)
+	$(MAKE) check-suites
+	tests/host/host-guard.sh verify $(HOST_STATE)
+
+check-suites: deps
+	$(MAKE) check-user checkpatch check-host
+
+check-host:
+	TESTS=$(TOP)/tests/host/test_host_guard.sh scripts/run-suites.sh host
 
 clean:
 	rm -rf $(BUILD)
@@ -50,4 +63,4 @@ clean:
 # Each suite's targets live in its own fragment.
 include $(sort $(wildcard scripts/make/*.mk))
 
-.PHONY: all module module-clean install tools deps check-user checkpatch check clean
+.PHONY: all module module-clean install tools deps check-user checkpatch check check-suites check-host clean

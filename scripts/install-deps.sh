@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install what building and testing guacrng needs, from Debian's packages.
-# Idempotent and quick when everything is present: apt runs only for what is missing.
+# Idempotent and quick when everything is present: apt runs only for what is
+# missing. No kernel image or headers are among them (those come into the
+# project's cache, see scripts/vm/apt.sh), and apt waits for the dpkg lock
+# (unattended-upgrades may hold it) instead of failing.
 set -eu
 
 packages="
 	build-essential bc bison flex kmod cpio rsync xz-utils zstd xxd python3
 	libelf-dev libssl-dev dwarves
+	clang lld llvm sparse
 	libcmocka-dev
 	qemu-system-x86 busybox-static coreutils
 	dieharder rng-tools5 gnuplot-nox
@@ -27,6 +31,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
+lock="-o DPkg::Lock::Timeout=3600"
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
+apt-get update -q $lock
+# --no-upgrade: a package named here that the host already has keeps its
+# version (apt may still raise a shared library a new package needs).
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends --no-upgrade $lock $missing

@@ -25,6 +25,6 @@ tools-install: tools
 check-install: deps
 	TESTS=$(TOP)/tests/install/test_install.sh scripts/run-suites.sh install
 
-check: check-install
+check-suites: check-install
 
 .PHONY: dkms-install dkms-uninstall tools-install check-install

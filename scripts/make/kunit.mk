@@ -17,6 +17,6 @@ kunit: deps vm-tools
 check-debug: deps vm-tools
 	scripts/kernel/run-debug.sh check
 
-check: kunit check-debug
+check-suites: kunit check-debug
 
 .PHONY: debug-kernel kunit check-debug

@@ -37,8 +37,10 @@ vm-shell: deps vm-tools
 	done
 
 demo:
+	tests/host/host-guard.sh record $(BUILD)/host-state-demo
 	scripts/demo.sh
+	tests/host/host-guard.sh verify $(BUILD)/host-state-demo
 
-check: vm-check
+check-suites: vm-check
 
 .PHONY: vm-guac vm-tools vm-check vm-shell demo

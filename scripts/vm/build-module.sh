@@ -3,7 +3,7 @@
 #
 # Usage: build-module.sh KVER
 #
-# Build guacrng.ko against /usr/src/linux-headers-KVER with W=1 into
+# Build guacrng.ko against the cached headers of KVER (fetch-kernel.sh) with W=1 into
 # build/vm/KVER/guacrng.ko. The build runs in a private copy of the module
 # sources, so it never races a build of the work tree for another kernel.
 # GUAC_KDIR builds against another kernel tree (the debug kernel's), with
@@ -13,7 +13,7 @@ set -eu
 
 [ $# = 1 ] || guac_die "usage: build-module.sh KVER"
 kver=$1
-kdir=${GUAC_KDIR:-/usr/src/linux-headers-$kver}
+kdir=${GUAC_KDIR:-$(guac_kdir "$kver")}
 out=$GUAC_VM_BUILD/$kver
 src=$out/src
 

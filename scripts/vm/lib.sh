@@ -37,13 +37,22 @@ guac_as_root() {
 	fi
 }
 
-# Meta-packages per series: "image-meta headers-meta".
+. "$GUAC_TOP/scripts/vm/apt.sh"
+
+GUAC_SERIES="6.1 6.12"
+
+# Per series: "debian-release image-meta headers-meta".
 guac_series_metas() {
 	case "$1" in
-	6.1) echo "linux-image-amd64 linux-headers-amd64" ;;
-	6.12) echo "linux-image-6.12-amd64 linux-headers-6.12-amd64" ;;
-	*) guac_die "unknown kernel series '$1' (known: 6.1 6.12)" ;;
+	6.1) echo "bookworm linux-image-amd64 linux-headers-amd64" ;;
+	6.12) echo "bookworm linux-image-6.12-amd64 linux-headers-6.12-amd64" ;;
+	*) guac_die "unknown kernel series '$1' (known: $GUAC_SERIES)" ;;
 	esac
+}
+
+# The headers tree of a fetched Debian kernel, inside the cache.
+guac_kdir() {
+	echo "$GUAC_VM_CACHE/$1/root/usr/src/linux-headers-$1"
 }
 
 # The kernel release a series resolves to, as recorded by fetch-kernel.sh.

@@ -16,7 +16,7 @@ for series in 6.1 6.12; do
 		not_ok "$series: fetch the kernel headers"
 		continue
 	}
-	kdir=/usr/src/linux-headers-$kver
+	kdir=$(GUAC_TOP=$top sh -c '. "$GUAC_TOP/scripts/vm/lib.sh"; guac_kdir "$1"' sh "$kver")
 	rm -rf "$work"
 	mkdir -p "$work/src"
 	(cd "$top" && git ls-files -z Makefile Kbuild drivers include scripts/make |

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The guacamole block function, written once for scalars and GCC vector types
- * alike: the includer defines GUAC_WORD (u32, or a vector of u32 lanes) and
- * every operation below is lane-wise, so the same code gives the portable
- * implementation and the multi-block SIMD ones.
+ * The guacamole block function, written once for scalars and vector types
+ * (the vector_size extension GCC and clang share) alike: the includer defines
+ * GUAC_WORD (u32, or a vector of u32 lanes) and every operation below is
+ * lane-wise, so the same code gives the portable implementation and the
+ * multi-block SIMD ones.
  */
 #ifndef GUACRNG_CORE_ROUND_H
 #define GUACRNG_CORE_ROUND_H

@@ -17,34 +17,61 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 #include "core_round.h"
 
 /*
- * Shuffle masks (__builtin_shuffle indices: 0..L-1 pick from the first
- * operand, L..2L-1 from the second). UNPACK_* interleave within each 128-bit
- * chunk as punpck{l,h}{dq,qdq} do; the CHUNK masks move whole 128-bit chunks.
+ * Lane shuffles, given as index lists: 0..L-1 pick from the first operand,
+ * L..2L-1 from the second. clang and GCC 12+ take the indices as arguments of
+ * __builtin_shufflevector; GCC 10 and 11 only have the GCC-only
+ * __builtin_shuffle, which takes them as a mask vector. sparse knows neither
+ * and ignores vector_size (guac_vec is a plain u32 to it), so it gets
+ * stand-ins that keep the operands' types checked.
+ */
+#ifdef __CHECKER__
+#define GUAC_VEC(...) ((guac_vec)0)
+#define GUAC_SHUFFLE(a, b, ...) ((void)(b), (a))
+#else
+#define GUAC_VEC(...) ((guac_vec) { __VA_ARGS__ })
+#if __has_builtin(__builtin_shufflevector)
+#define GUAC_SHUFFLE(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define GUAC_SHUFFLE(a, b, ...) __builtin_shuffle(a, b, GUAC_VEC(__VA_ARGS__))
+#endif
+#endif
+
+/*
+ * UNPACK_* interleave within each 128-bit chunk as punpck{l,h}{dq,qdq} do;
+ * the CHUNKS_* shuffles move whole 128-bit chunks (A and B are the operands).
  */
 #if GUAC_LANES == 4
-#define GUAC_IOTA { 0, 1, 2, 3 }
-#define GUAC_UNPACK_LO32 { 0, 4, 1, 5 }
-#define GUAC_UNPACK_HI32 { 2, 6, 3, 7 }
-#define GUAC_UNPACK_LO64 { 0, 1, 4, 5 }
-#define GUAC_UNPACK_HI64 { 2, 3, 6, 7 }
+#define GUAC_IOTA GUAC_VEC(0, 1, 2, 3)
+#define GUAC_UNPACK_LO32(a, b) GUAC_SHUFFLE(a, b, 0, 4, 1, 5)
+#define GUAC_UNPACK_HI32(a, b) GUAC_SHUFFLE(a, b, 2, 6, 3, 7)
+#define GUAC_UNPACK_LO64(a, b) GUAC_SHUFFLE(a, b, 0, 1, 4, 5)
+#define GUAC_UNPACK_HI64(a, b) GUAC_SHUFFLE(a, b, 2, 3, 6, 7)
 #elif GUAC_LANES == 8
-#define GUAC_IOTA { 0, 1, 2, 3, 4, 5, 6, 7 }
-#define GUAC_UNPACK_LO32 { 0, 8, 1, 9, 4, 12, 5, 13 }
-#define GUAC_UNPACK_HI32 { 2, 10, 3, 11, 6, 14, 7, 15 }
-#define GUAC_UNPACK_LO64 { 0, 1, 8, 9, 4, 5, 12, 13 }
-#define GUAC_UNPACK_HI64 { 2, 3, 10, 11, 6, 7, 14, 15 }
-#define GUAC_CHUNK0_OF_AB { 0, 1, 2, 3, 8, 9, 10, 11 }
-#define GUAC_CHUNK1_OF_AB { 4, 5, 6, 7, 12, 13, 14, 15 }
+#define GUAC_IOTA GUAC_VEC(0, 1, 2, 3, 4, 5, 6, 7)
+#define GUAC_UNPACK_LO32(a, b) GUAC_SHUFFLE(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define GUAC_UNPACK_HI32(a, b) GUAC_SHUFFLE(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+#define GUAC_UNPACK_LO64(a, b) GUAC_SHUFFLE(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define GUAC_UNPACK_HI64(a, b) GUAC_SHUFFLE(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+#define GUAC_CHUNKS_A0_B0(a, b) GUAC_SHUFFLE(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define GUAC_CHUNKS_A1_B1(a, b) GUAC_SHUFFLE(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
 #elif GUAC_LANES == 16
-#define GUAC_IOTA { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }
-#define GUAC_UNPACK_LO32 { 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29 }
-#define GUAC_UNPACK_HI32 { 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31 }
-#define GUAC_UNPACK_LO64 { 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29 }
-#define GUAC_UNPACK_HI64 { 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31 }
-#define GUAC_CHUNKS_A0_B0_A2_B2 { 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27 }
-#define GUAC_CHUNKS_A1_B1_A3_B3 { 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31 }
-#define GUAC_CHUNKS_A0_A1_B0_B1 { 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23 }
-#define GUAC_CHUNKS_A2_A3_B2_B3 { 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31 }
+#define GUAC_IOTA GUAC_VEC(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define GUAC_UNPACK_LO32(a, b) GUAC_SHUFFLE(a, b, 0, 16, 1, 17, 4, 20, 5, 21, \
+					    8, 24, 9, 25, 12, 28, 13, 29)
+#define GUAC_UNPACK_HI32(a, b) GUAC_SHUFFLE(a, b, 2, 18, 3, 19, 6, 22, 7, 23, \
+					    10, 26, 11, 27, 14, 30, 15, 31)
+#define GUAC_UNPACK_LO64(a, b) GUAC_SHUFFLE(a, b, 0, 1, 16, 17, 4, 5, 20, 21, \
+					    8, 9, 24, 25, 12, 13, 28, 29)
+#define GUAC_UNPACK_HI64(a, b) GUAC_SHUFFLE(a, b, 2, 3, 18, 19, 6, 7, 22, 23, \
+					    10, 11, 26, 27, 14, 15, 30, 31)
+#define GUAC_CHUNKS_A0_B0_A2_B2(a, b) GUAC_SHUFFLE(a, b, 0, 1, 2, 3, 16, 17, 18, 19, \
+						   8, 9, 10, 11, 24, 25, 26, 27)
+#define GUAC_CHUNKS_A1_B1_A3_B3(a, b) GUAC_SHUFFLE(a, b, 4, 5, 6, 7, 20, 21, 22, 23, \
+						   12, 13, 14, 15, 28, 29, 30, 31)
+#define GUAC_CHUNKS_A0_A1_B0_B1(a, b) GUAC_SHUFFLE(a, b, 0, 1, 2, 3, 4, 5, 6, 7, \
+						   16, 17, 18, 19, 20, 21, 22, 23)
+#define GUAC_CHUNKS_A2_A3_B2_B3(a, b) GUAC_SHUFFLE(a, b, 8, 9, 10, 11, 12, 13, 14, 15, \
+						   24, 25, 26, 27, 28, 29, 30, 31)
 #else
 #error "GUAC_LANES must be 4, 8 or 16"
 #endif
@@ -56,19 +83,15 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 static inline void guac_transpose4(guac_vec a, guac_vec b, guac_vec c,
 				   guac_vec d, guac_vec r[4])
 {
-	const guac_vec m_lo32 = GUAC_UNPACK_LO32;
-	const guac_vec m_hi32 = GUAC_UNPACK_HI32;
-	const guac_vec m_lo64 = GUAC_UNPACK_LO64;
-	const guac_vec m_hi64 = GUAC_UNPACK_HI64;
-	guac_vec t0 = __builtin_shuffle(a, b, m_lo32);
-	guac_vec t1 = __builtin_shuffle(a, b, m_hi32);
-	guac_vec t2 = __builtin_shuffle(c, d, m_lo32);
-	guac_vec t3 = __builtin_shuffle(c, d, m_hi32);
+	guac_vec t0 = GUAC_UNPACK_LO32(a, b);
+	guac_vec t1 = GUAC_UNPACK_HI32(a, b);
+	guac_vec t2 = GUAC_UNPACK_LO32(c, d);
+	guac_vec t3 = GUAC_UNPACK_HI32(c, d);
 
-	r[0] = __builtin_shuffle(t0, t2, m_lo64);
-	r[1] = __builtin_shuffle(t0, t2, m_hi64);
-	r[2] = __builtin_shuffle(t1, t3, m_lo64);
-	r[3] = __builtin_shuffle(t1, t3, m_hi64);
+	r[0] = GUAC_UNPACK_LO64(t0, t2);
+	r[1] = GUAC_UNPACK_HI64(t0, t2);
+	r[2] = GUAC_UNPACK_LO64(t1, t3);
+	r[3] = GUAC_UNPACK_HI64(t1, t3);
 }
 
 static inline void guac_storeu(u8 *dst, guac_vec v)
@@ -91,28 +114,21 @@ static inline void guac_store_blocks(u8 *out, guac_vec row[4][4])
 		guac_storeu(out + 64 * k + 32, row[2][k]);
 		guac_storeu(out + 64 * k + 48, row[3][k]);
 #elif GUAC_LANES == 8
-		const guac_vec m_c0 = GUAC_CHUNK0_OF_AB;
-		const guac_vec m_c1 = GUAC_CHUNK1_OF_AB;
-
-		guac_storeu(out + 64 * k, __builtin_shuffle(row[0][k], row[1][k], m_c0));
-		guac_storeu(out + 64 * k + 32, __builtin_shuffle(row[2][k], row[3][k], m_c0));
-		guac_storeu(out + 64 * (4 + k), __builtin_shuffle(row[0][k], row[1][k], m_c1));
-		guac_storeu(out + 64 * (4 + k) + 32, __builtin_shuffle(row[2][k], row[3][k], m_c1));
+		guac_storeu(out + 64 * k, GUAC_CHUNKS_A0_B0(row[0][k], row[1][k]));
+		guac_storeu(out + 64 * k + 32, GUAC_CHUNKS_A0_B0(row[2][k], row[3][k]));
+		guac_storeu(out + 64 * (4 + k), GUAC_CHUNKS_A1_B1(row[0][k], row[1][k]));
+		guac_storeu(out + 64 * (4 + k) + 32, GUAC_CHUNKS_A1_B1(row[2][k], row[3][k]));
 #else
-		const guac_vec m_even = GUAC_CHUNKS_A0_B0_A2_B2;
-		const guac_vec m_odd = GUAC_CHUNKS_A1_B1_A3_B3;
-		const guac_vec m_lo = GUAC_CHUNKS_A0_A1_B0_B1;
-		const guac_vec m_hi = GUAC_CHUNKS_A2_A3_B2_B3;
 		/* p = A0 B0 A2 B2, q = A1 B1 A3 B3, likewise r and s for C and D. */
-		guac_vec p = __builtin_shuffle(row[0][k], row[1][k], m_even);
-		guac_vec q = __builtin_shuffle(row[0][k], row[1][k], m_odd);
-		guac_vec r = __builtin_shuffle(row[2][k], row[3][k], m_even);
-		guac_vec s = __builtin_shuffle(row[2][k], row[3][k], m_odd);
+		guac_vec p = GUAC_CHUNKS_A0_B0_A2_B2(row[0][k], row[1][k]);
+		guac_vec q = GUAC_CHUNKS_A1_B1_A3_B3(row[0][k], row[1][k]);
+		guac_vec r = GUAC_CHUNKS_A0_B0_A2_B2(row[2][k], row[3][k]);
+		guac_vec s = GUAC_CHUNKS_A1_B1_A3_B3(row[2][k], row[3][k]);
 
-		guac_storeu(out + 64 * k, __builtin_shuffle(p, r, m_lo));
-		guac_storeu(out + 64 * (4 + k), __builtin_shuffle(q, s, m_lo));
-		guac_storeu(out + 64 * (8 + k), __builtin_shuffle(p, r, m_hi));
-		guac_storeu(out + 64 * (12 + k), __builtin_shuffle(q, s, m_hi));
+		guac_storeu(out + 64 * k, GUAC_CHUNKS_A0_A1_B0_B1(p, r));
+		guac_storeu(out + 64 * (4 + k), GUAC_CHUNKS_A0_A1_B0_B1(q, s));
+		guac_storeu(out + 64 * (8 + k), GUAC_CHUNKS_A2_A3_B2_B3(p, r));
+		guac_storeu(out + 64 * (12 + k), GUAC_CHUNKS_A2_A3_B2_B3(q, s));
 #endif
 	}
 }

@@ -3,7 +3,8 @@
 #
 # guac bench in its quick mode: every suite runs, the JSON and CSV parse and
 # hold a row for every source (measured, or absent when this machine lacks
-# it, never a zero), the plot is a PNG, and bad options are refused.
+# it, never a zero), the plot is a PNG, and bad options are refused. The
+# kpath suite has its inplace and bounce rows, bounce with its ratio.
 # Benchmarks measure; nothing here judges a speed. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
@@ -41,7 +42,7 @@ for impl in generic sse2 avx2 avx512; do
 		check "core: guac-$impl measured at every size and thread count" \
 			"[ \"\$(query \"$tmp/core.json\" \"sum(1 for r in d['results'] if r['source'] == 'guac-$impl' and r['status'] == 'ok')\")\" = 4 ] && positive \"$tmp/core.json\" core guac-$impl"
 		check "core: guac-$impl has its ratio to chacha20" \
-			"is_true \"$tmp/core.json\" \"all(r['ratio_to_chacha20'] > 0 for r in d['results'] if r['source'] == 'guac-$impl')\""
+			"is_true \"$tmp/core.json\" \"all(r['ratio'] > 0 and r['ratio_to'] == 'chacha20-evp' for r in d['results'] if r['source'] == 'guac-$impl')\""
 	else
 		check "core: guac-$impl is absent on this CPU, not zero" \
 			"[ \"\$(status \"$tmp/core.json\" core guac-$impl)\" = absent ]"
@@ -77,6 +78,26 @@ check "bench nonce --json runs" "\"$GUAC\" bench nonce --seconds 0.02 --trials 1
 check "nonce: getrandom per-value and amortized latencies" \
 	"[ \"\$(query \"$tmp/nonce.json\" \"sorted(r['mode'] for r in d['results'] if r['source'] == 'getrandom' and r['unit'] == 'ns/value' and r['median'] > 0)\")\" = \"['amortized', 'per-value']\" ]"
 
+best=$("$GUAC" bench core --seconds 0.01 --trials 1 --sizes 64 --threads 1 --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["machine"]["best_impl"])')
+check "bench kpath runs (table)" \
+	"\"$GUAC\" bench kpath --seconds 0.02 --trials 1 --sizes 4K,64K --threads 1 >\"$tmp/kpath.txt\""
+check "kpath table: an inplace row per size, with the best implementation" \
+	"[ \$(grep -Ec '^kpath +inplace +$best +(4K|64K) +1 ' \"$tmp/kpath.txt\") = 2 ]"
+check "kpath table: a bounce row per size, with its ratio to inplace" \
+	"[ \$(grep -Ec '^kpath +bounce +$best +(4K|64K) +1 .* [0-9]+\.[0-9]+x inplace\$' \"$tmp/kpath.txt\") = 2 ]"
+check "kpath --csv has both rows, bounce with its ratio to inplace" \
+	"\"$GUAC\" bench kpath --seconds 0.02 --trials 1 --sizes 64K --threads 1 --csv >\"$tmp/kpath.csv\" && head -n 1 \"$tmp/kpath.csv\" | grep -q ',per_cpu_second,ratio,ratio_to,' && grep -Eq '^kpath,inplace,$best,65536,1,ok,([^,]*,){5},,' \"$tmp/kpath.csv\" && grep -Eq '^kpath,bounce,$best,65536,1,ok,([^,]*,){5}[0-9.]+,inplace,' \"$tmp/kpath.csv\" && [ \$(grep -c '^kpath,' \"$tmp/kpath.csv\") = 2 ]"
+check "bench kpath --json runs with its default sizes" \
+	"\"$GUAC\" bench kpath --seconds 0.01 --trials 1 --threads 1 --json >\"$tmp/kpath.json\""
+check "kpath: default sizes 4K, 64K, 1M for both sources" \
+	"[ \"\$(query \"$tmp/kpath.json\" \"sorted((r['source'], r['size']) for r in d['results'] if r['status'] == 'ok')\")\" = \"[('bounce', 4096), ('bounce', 65536), ('bounce', 1048576), ('inplace', 4096), ('inplace', 65536), ('inplace', 1048576)]\" ]"
+check "kpath: every bounce row has a ratio to inplace per CPU-second" \
+	"is_true \"$tmp/kpath.json\" \"all(r['ratio'] > 0 and r['ratio_to'] == 'inplace' and abs(r['ratio'] - r['per_cpu_second'] / [c['per_cpu_second'] for c in d['results'] if c['source'] == 'inplace' and c['size'] == r['size']][0]) < 1e-3 * r['ratio'] for r in d['results'] if r['source'] == 'bounce')\""
+check "kpath --impl generic uses it" \
+	"\"$GUAC\" bench kpath --impl generic --seconds 0.01 --trials 1 --sizes 4K --threads 1 --csv | grep -c '^kpath,[a-z]*,generic,4096,1,ok,' | grep -qx 2"
+check "bench all includes kpath" \
+	"\"$GUAC\" bench all --seconds 0.01 --trials 1 --sizes 4K --threads 1 --csv | grep -c '^kpath,' | grep -qx 2"
+
 check "bench --csv has the header and one line per row" \
 	"\"$GUAC\" bench core --seconds 0.02 --trials 1 --sizes 1K --threads 1 --csv >\"$tmp/core.csv\" && head -n 1 \"$tmp/core.csv\" | grep -q '^suite,source,mode,size,threads,status,median,min,max,unit,' && [ \$(grep -c '^core,' \"$tmp/core.csv\") = 5 ]"
 check "bench table names the trials" \
@@ -85,10 +106,11 @@ check "--plot writes a PNG" \
 	"\"$GUAC\" bench core $quick --plot \"$tmp/p.png\" >/dev/null && [ \"\$(od -An -tx1 -N8 \"$tmp/p.png\" | tr -d ' ')\" = 89504e470d0a1a0a ]"
 
 for bad in "--sizes 0" "--sizes 2G" "--threads 0" "--seconds 0" "--seconds x" "--trials 1.5" \
-	"--csv --json" "nosuch" "core extra"; do
+	"--csv --json" "nosuch" "core extra" "kpath --impl nosuch" "core --impl generic"; do
 	# shellcheck disable=SC2086
 	check "refused: bench $bad (exit 2)" "\"$GUAC\" bench $bad --seconds 0.01 >/dev/null 2>&1; [ \$? = 2 ]"
 done
 check "--help explains and exits 0" "\"$GUAC\" bench --help | grep -q 'is reported as absent, never as'"
+check "--help describes kpath" "\"$GUAC\" bench --help | grep -q 'kpath .*read path'"
 
 tap_end

@@ -17,7 +17,7 @@ struct bench_thread;
 /* Something that produces random bytes; one instance per thread. */
 struct bench_source {
 	const char *name;
-	int impl;				/* the core implementation, for core sources */
+	int impl;				/* the core implementation, for core and kpath sources */
 	/* Prepare @t (open a file, set up a context); 0 or an errno value. */
 	int (*open)(struct bench_thread *t);
 	/* Produce up to t->size bytes into t->buf; the count, or -errno. */
@@ -45,6 +45,13 @@ extern const struct bench_source bench_core_sources[];	/* guac impls + EVP ChaCh
 extern const struct bench_source bench_dev_sources[];	/* devices and getrandom */
 extern const struct bench_source bench_cpu_sources[];	/* RDRAND, RDSEED */
 extern const struct bench_source bench_hwrng_source;
+/* The read path's two models, in 4 KiB chunks: into the buffer, or via a copy. */
+extern const struct bench_source bench_kpath_sources[];
+
+/* The kpath source that generates in place, the yardstick of that suite. */
+#define BENCH_KPATH_INPLACE "inplace"
+/* GUAC_FPU_CHUNK in the module: the most it generates in one FPU section. */
+#define BENCH_KPATH_CHUNK 4096
 
 /* The source name of libcrypto's EVP ChaCha20, the yardstick of the core suite. */
 #define BENCH_CHACHA20 "chacha20-evp"
@@ -61,7 +68,8 @@ enum bench_metric {
 struct bench_result {
 	const char *suite;
 	const char *source;
-	const char *mode;		/* nonce: "per-value" or "amortized"; else "" */
+	const char *mode;		/* nonce: "per-value" or "amortized"; kpath: the
+					 * implementation; else "" */
 	size_t size;
 	unsigned int threads;
 	enum bench_status status;
@@ -75,7 +83,12 @@ struct bench_result {
 	 * the wall-clock figures swing with the scheduler. NAN for latencies.
 	 */
 	double per_cpu;
-	double ratio;			/* core: median / EVP ChaCha20's; NAN if none */
+	/*
+	 * Per CPU-second against the source @ratio_to at the same size and
+	 * threads (core: EVP ChaCha20; kpath: inplace); NAN and NULL if none.
+	 */
+	double ratio;
+	const char *ratio_to;
 	double ns_per_word;		/* RDRAND/RDSEED per thread; NAN otherwise */
 	double success_rate;		/* RDRAND/RDSEED successes / tries; NAN otherwise */
 	double retries_per_word;

@@ -108,7 +108,7 @@ void bench_print_table(const struct bench_results *res, const struct bench_confi
 		else
 			bench_put_cell(r->per_cpu);
 		if (!isnan(r->ratio))
-			printf(" %.2fx %s", r->ratio, BENCH_CHACHA20);
+			printf(" %.2fx %s", r->ratio, r->ratio_to);
 		if (!isnan(r->success_rate))
 			printf(" %.1f ns/word/thread, %.4f%% success, %.4f retries/word",
 			       r->ns_per_word, 100 * r->success_rate, r->retries_per_word);
@@ -128,7 +128,7 @@ static void bench_put_number(double v, const char *none)
 /*
  * The numeric columns, in output order, with their CSV and JSON names. The
  * first BENCH_NR_STATS are the trial statistics; the CSV puts the unit after
- * them.
+ * them. The ratio is followed by ratio_to, the source it is against.
  */
 static const struct {
 	const char *name;
@@ -138,7 +138,7 @@ static const struct {
 	{ "min", offsetof(struct bench_result, min) },
 	{ "max", offsetof(struct bench_result, max) },
 	{ "per_cpu_second", offsetof(struct bench_result, per_cpu) },
-	{ "ratio_to_chacha20", offsetof(struct bench_result, ratio) },
+	{ "ratio", offsetof(struct bench_result, ratio) },
 	{ "ns_per_word", offsetof(struct bench_result, ns_per_word) },
 	{ "success_rate", offsetof(struct bench_result, success_rate) },
 	{ "retries_per_word", offsetof(struct bench_result, retries_per_word) },
@@ -152,13 +152,19 @@ static double bench_number(const struct bench_result *r, size_t k)
 	return *(const double *)((const char *)r + bench_numbers[k].offset);
 }
 
+static bool bench_is_ratio(size_t k)
+{
+	return bench_numbers[k].offset == offsetof(struct bench_result, ratio);
+}
+
 void bench_print_csv(const struct bench_results *res)
 {
 	size_t i, k;
 
 	printf("suite,source,mode,size,threads,status");
 	for (k = 0; k < BENCH_NR_NUMBERS; k++)
-		printf("%s,%s", k == BENCH_NR_STATS ? ",unit" : "", bench_numbers[k].name);
+		printf("%s,%s%s", k == BENCH_NR_STATS ? ",unit" : "", bench_numbers[k].name,
+		       bench_is_ratio(k) ? ",ratio_to" : "");
 	printf(",note\n");
 	for (i = 0; i < res->n; i++) {
 		const struct bench_result *r = &res->v[i];
@@ -170,6 +176,9 @@ void bench_print_csv(const struct bench_results *res)
 				printf(",%s", bench_unit(r));
 			putchar(',');
 			bench_put_number(bench_number(r, k), "");
+			/* Source names have no commas or quotes either. */
+			if (bench_is_ratio(k))
+				printf(",%s", r->ratio_to ? r->ratio_to : "");
 		}
 		/* Reasons are strerror texts: no commas or quotes to escape. */
 		printf(",%s\n", r->why);
@@ -200,6 +209,13 @@ void bench_print_json(const struct bench_results *res, const struct bench_config
 		for (k = 0; k < BENCH_NR_NUMBERS; k++) {
 			printf(",\"%s\":", bench_numbers[k].name);
 			bench_put_number(bench_number(r, k), "null");
+			if (bench_is_ratio(k)) {
+				printf(",\"ratio_to\":");
+				if (r->ratio_to)
+					guac_json_string(stdout, r->ratio_to);
+				else
+					fputs("null", stdout);
+			}
 		}
 		putchar('}');
 	}

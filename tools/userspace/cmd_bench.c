@@ -29,13 +29,16 @@
 #define BENCH_NONCE_BATCH 4096		/* amortized: one request serves 256 values */
 
 static const size_t bench_default_sizes[] = { 16, 64, 1 << 10, 4 << 10, 64 << 10, 1 << 20 };
+static const size_t bench_kpath_sizes[] = { 4 << 10, 64 << 10, 1 << 20 };
 
 static bool bench_show_progress;
+static bool bench_sizes_given;		/* --sizes, which overrides every suite's default */
+static int bench_kpath_impl = -1;	/* --impl, or -1 for the best one */
 
 static void bench_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: guac bench [core|dev|hwrng|nonce|all] [OPTIONS]\n\n"
+		"Usage: guac bench [core|dev|hwrng|nonce|kpath|all] [OPTIONS]\n\n"
 		"Measure sources of random bytes side by side (default: all suites).\n\n"
 		"  core   the userspace guacamole core, one row per implementation (guac-generic,\n"
 		"         -sse2, -avx2, -avx512), and libcrypto's EVP ChaCha20 encrypting zeros\n"
@@ -47,7 +50,13 @@ static void bench_usage(FILE *f)
 		"         %d-byte requests: ns per 64-bit word per thread, success rate and\n"
 		"         retries per word\n"
 		"  nonce  latency per %d-byte value on one thread: one request per value\n"
-		"         (per-value) against one %d-byte request shared by many (amortized)\n\n"
+		"         (per-value) against one %d-byte request shared by many (amortized)\n"
+		"  kpath  a model of /dev/guac's read path with the best implementation (or\n"
+		"         --impl), in %d-byte chunks (one FPU section each): inplace generates\n"
+		"         straight into the request's buffer (the pinned-pages path), bounce\n"
+		"         into a %d-byte buffer that stays in L1 and copies it out (as\n"
+		"         copy_to_iter() would); each bounce row gives its ratio to inplace at\n"
+		"         the same size and threads, per CPU-second (sizes default to 4K,64K,1M)\n\n"
 		"  -s, --sizes LIST    request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)\n"
 		"  -t, --threads LIST  thread counts, e.g. 1,2 (default 1 to the CPU count, %u)\n"
 		"      --seconds S     length of one trial (default %.2f)\n"
@@ -55,6 +64,8 @@ static void bench_usage(FILE *f)
 		"                      reported (default %d)\n"
 		"      --csv           CSV on standard output instead of the table\n"
 		"      --json          JSON on standard output instead of the table\n"
+		"      --impl NAME     kpath only: auto, generic, sse2, avx2 or avx512 (default\n"
+		"                      auto, the best this CPU supports)\n"
 		"      --plot FILE     also write a PNG (gnuplot): throughput and per-core speed\n"
 		"                      against request size on one thread, and throughput\n"
 		"                      against threads at 64K\n"
@@ -65,7 +76,8 @@ static void bench_usage(FILE *f)
 		"without the module, no RDSEED on the CPU) is reported as absent, never as\n"
 		"zero. Benchmarks measure; they assert nothing.\n"
 		"Exit status: 0 on success, 2 on a usage error or when the plot fails.\n",
-		BENCH_CPU_REQUEST, BENCH_NONCE_SIZE, BENCH_NONCE_BATCH, guac_nr_cpus(),
+		BENCH_CPU_REQUEST, BENCH_NONCE_SIZE, BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK,
+		BENCH_KPATH_CHUNK, guac_nr_cpus(),
 		BENCH_DEFAULT_SECONDS, BENCH_DEFAULT_TRIALS);
 }
 
@@ -147,11 +159,12 @@ static size_t bench_usable(struct bench_results *res, const char *suite,
 
 /*
  * Measure @srcs over every size and thread count, side by side, skipping
- * (and recording) those this machine cannot run.
+ * (and recording) those this machine cannot run; @mode (or NULL) labels the
+ * rows.
  */
 static void bench_sweep(struct bench_results *res, const struct bench_config *cfg,
 			const char *suite, const struct bench_source *const *srcs, size_t nsrcs,
-			const size_t *sizes, size_t nsizes)
+			const char *mode, const size_t *sizes, size_t nsizes)
 {
 	const struct bench_source *usable[BENCH_MAX_SOURCES];
 	size_t nusable = bench_usable(res, suite, srcs, nsrcs, BENCH_MBPS, usable), s, t;
@@ -161,7 +174,7 @@ static void bench_sweep(struct bench_results *res, const struct bench_config *cf
 	for (t = 0; t < cfg->nthreads; t++)
 		for (s = 0; s < nsizes; s++) {
 			bench_progress(suite, sizes[s], cfg->threads[t]);
-			bench_measure(res, cfg, suite, usable, nusable, NULL, sizes[s],
+			bench_measure(res, cfg, suite, usable, nusable, mode, sizes[s],
 				      cfg->threads[t], BENCH_MBPS);
 		}
 }
@@ -176,40 +189,49 @@ static size_t bench_table(const struct bench_source *table, const struct bench_s
 	return n;
 }
 
-static void bench_suite_core(struct bench_results *res, const struct bench_config *cfg)
+/*
+ * Each measured row from @first on, other than @ref's, against @ref at the
+ * same size, thread count and mode, per CPU-second: the cost of a byte,
+ * which a loaded machine does not skew the way it skews wall-clock rates.
+ */
+static void bench_ratios(struct bench_results *res, size_t first, const char *ref)
 {
-	const struct bench_source *srcs[BENCH_MAX_SOURCES];
-	size_t first = res->n, i, j;
+	size_t i, j;
 
-	bench_sweep(res, cfg, "core", srcs, bench_table(bench_core_sources, srcs), cfg->sizes,
-		    cfg->nsizes);
-
-	/*
-	 * Each core row against ChaCha20 at the same size and thread count,
-	 * per CPU-second: the cost of a byte, which a loaded machine does not
-	 * skew the way it skews wall-clock rates.
-	 */
 	for (i = first; i < res->n; i++) {
 		struct bench_result *r = &res->v[i];
 
-		if (r->status != BENCH_OK || !strcmp(r->source, BENCH_CHACHA20))
+		if (r->status != BENCH_OK || !strcmp(r->source, ref))
 			continue;
 		for (j = first; j < res->n; j++) {
 			const struct bench_result *c = &res->v[j];
 
-			if (c->status == BENCH_OK && !strcmp(c->source, BENCH_CHACHA20) &&
-			    c->size == r->size && c->threads == r->threads)
+			if (c->status == BENCH_OK && !strcmp(c->source, ref) &&
+			    c->size == r->size && c->threads == r->threads &&
+			    !strcmp(c->mode, r->mode)) {
 				r->ratio = r->per_cpu / c->per_cpu;
+				r->ratio_to = ref;
+			}
 		}
 	}
+}
+
+static void bench_suite_core(struct bench_results *res, const struct bench_config *cfg)
+{
+	const struct bench_source *srcs[BENCH_MAX_SOURCES];
+	size_t first = res->n;
+
+	bench_sweep(res, cfg, "core", srcs, bench_table(bench_core_sources, srcs), NULL,
+		    cfg->sizes, cfg->nsizes);
+	bench_ratios(res, first, BENCH_CHACHA20);
 }
 
 static void bench_suite_dev(struct bench_results *res, const struct bench_config *cfg)
 {
 	const struct bench_source *srcs[BENCH_MAX_SOURCES];
 
-	bench_sweep(res, cfg, "dev", srcs, bench_table(bench_dev_sources, srcs), cfg->sizes,
-		    cfg->nsizes);
+	bench_sweep(res, cfg, "dev", srcs, bench_table(bench_dev_sources, srcs), NULL,
+		    cfg->sizes, cfg->nsizes);
 }
 
 static void bench_suite_hwrng(struct bench_results *res, const struct bench_config *cfg)
@@ -217,8 +239,9 @@ static void bench_suite_hwrng(struct bench_results *res, const struct bench_conf
 	static const size_t cpu_size = BENCH_CPU_REQUEST;
 	const struct bench_source *srcs[BENCH_MAX_SOURCES] = { &bench_hwrng_source };
 
-	bench_sweep(res, cfg, "hwrng", srcs, 1, cfg->sizes, cfg->nsizes);
-	bench_sweep(res, cfg, "hwrng", srcs, bench_table(bench_cpu_sources, srcs), &cpu_size, 1);
+	bench_sweep(res, cfg, "hwrng", srcs, 1, NULL, cfg->sizes, cfg->nsizes);
+	bench_sweep(res, cfg, "hwrng", srcs, bench_table(bench_cpu_sources, srcs), NULL,
+		    &cpu_size, 1);
 }
 
 static void bench_suite_nonce(struct bench_results *res, const struct bench_config *cfg)
@@ -244,6 +267,31 @@ static void bench_suite_nonce(struct bench_results *res, const struct bench_conf
 		      BENCH_NS_PER_VALUE);
 }
 
+/*
+ * The read path's two models with one implementation, named in the mode
+ * column, each bounce row against inplace.
+ */
+static void bench_suite_kpath(struct bench_results *res, const struct bench_config *cfg)
+{
+	struct bench_source local[BENCH_MAX_SOURCES];
+	const struct bench_source *srcs[BENCH_MAX_SOURCES];
+	int impl = bench_kpath_impl >= 0 ? bench_kpath_impl : (int)guac_impl_best();
+	size_t first = res->n, n = bench_table(bench_kpath_sources, srcs), k;
+
+	for (k = 0; k < n; k++) {
+		local[k] = *srcs[k];
+		local[k].impl = impl;
+		srcs[k] = &local[k];
+	}
+	if (bench_sizes_given)
+		bench_sweep(res, cfg, "kpath", srcs, n, guac_impl_names[impl], cfg->sizes,
+			    cfg->nsizes);
+	else
+		bench_sweep(res, cfg, "kpath", srcs, n, guac_impl_names[impl], bench_kpath_sizes,
+			    sizeof(bench_kpath_sizes) / sizeof(bench_kpath_sizes[0]));
+	bench_ratios(res, first, BENCH_KPATH_INPLACE);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(struct bench_results *res, const struct bench_config *cfg);
@@ -252,6 +300,7 @@ static const struct {
 	{ "dev", bench_suite_dev },
 	{ "hwrng", bench_suite_hwrng },
 	{ "nonce", bench_suite_nonce },
+	{ "kpath", bench_suite_kpath },
 };
 
 #define BENCH_NR_SUITES (sizeof(bench_suites) / sizeof(bench_suites[0]))
@@ -266,6 +315,7 @@ int guac_cmd_bench(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "impl", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -297,6 +347,7 @@ int guac_cmd_bench(int argc, char **argv)
 			for (i = 0; i < n; i++)
 				sizes[i] = (size_t)list[i];
 			cfg.nsizes = n;
+			bench_sizes_given = true;
 			break;
 		case 't':
 			if (!bench_parse_list("thread count", optarg, BENCH_MAX_THREADS, list, &n))
@@ -328,6 +379,9 @@ int guac_cmd_bench(int argc, char **argv)
 		case 'p':
 			plot = optarg;
 			break;
+		case 'i':
+			bench_kpath_impl = guac_parse_impl(optarg);
+			break;
 		case 'h':
 			bench_usage(stdout);
 			return GUAC_EXIT_OK;
@@ -346,6 +400,10 @@ int guac_cmd_bench(int argc, char **argv)
 		guac_err("unexpected argument '%s'", argv[optind]);
 		return GUAC_EXIT_ERROR;
 	}
+	if (bench_kpath_impl >= 0 && strcmp(suite, "kpath") && strcmp(suite, "all")) {
+		guac_err("--impl applies to the kpath suite only");
+		return GUAC_EXIT_ERROR;
+	}
 	bench_show_progress = isatty(STDERR_FILENO);
 
 	for (i = 0; i < BENCH_NR_SUITES; i++) {
@@ -355,7 +413,7 @@ int guac_cmd_bench(int argc, char **argv)
 		ran = true;
 	}
 	if (!ran) {
-		guac_err("unknown suite '%s' (core, dev, hwrng, nonce or all)", suite);
+		guac_err("unknown suite '%s' (core, dev, hwrng, nonce, kpath or all)", suite);
 		return GUAC_EXIT_ERROR;
 	}
 	if (bench_show_progress)

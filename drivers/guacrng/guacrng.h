@@ -5,12 +5,20 @@
 #ifndef GUACRNG_H
 #define GUACRNG_H
 
+#include <linux/kconfig.h>
 #include <linux/types.h>
 #include <guacrng/core.h>
 
 /* simd.c: CPU features, the implementation in use, FPU sections. */
 int guac_simd_init(const char *impl_param);
 enum guac_impl guac_impl_active(void);
+/* Why the active implementation was chosen, for sysfs and the load log. */
+const char *guac_impl_reason(void);
+/*
+ * Whether 512-bit code lowers this CPU's clock (Intel family 6 @model:
+ * Skylake-X, Ice Lake, Tiger Lake), as the kernel's own crypto judges.
+ */
+bool guac_zmm_downclocks(u8 vendor, u8 family, u8 model);
 bool guac_impl_supported(enum guac_impl impl);
 u32 guac_cpu_features(void);
 
@@ -38,8 +46,22 @@ extern const struct file_operations guac_fops;
 int guac_device_init(void);
 void guac_device_uninit(void);
 
-/* hwrng.c: RDSEED/RDRAND as a hwrng, when the CPU has RDRAND. */
+/*
+ * hwrng.c: RDSEED/RDRAND as a hwrng, when the CPU has RDRAND and the kernel
+ * the hw_random core.
+ */
+#if IS_ENABLED(CONFIG_HW_RANDOM)
 int guac_hwrng_init(void);
 void guac_hwrng_uninit(void);
+#else
+static inline int guac_hwrng_init(void)
+{
+	return 0;
+}
+
+static inline void guac_hwrng_uninit(void)
+{
+}
+#endif
 
 #endif /* GUACRNG_H */

@@ -22,25 +22,20 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <uapi/linux/guacrng.h>
+#include "compat.h"
 #include "guacrng.h"
 #include "hwrng.h"
+#include "testing.h"
 
 /*
- * Entropy credited per 1024 bits that khwrngd reads, when quality=0.
- *
- * RDSEED: Intel and AMD design it as an SP 800-90B/C source of full entropy
- * (1024). Nobody outside the vendor can check that, and the health tests catch
- * a broken source, not a weak one, so we credit half the claim: a source off
- * by up to a factor of two still fills the pool no faster than credited.
- *
- * RDRAND: the output of an AES-128 CTR DRBG reseeded at least every 511
- * 128-bit blocks. Its 128-bit security strength is all it may claim between
- * reseeds, so 128 bits per 511 * 128 output bits: 2.004 per 1024, rounded
- * down to 2.
+ * Entropy credit: the user's decision. random.c already mixes RDRAND and
+ * RDSEED into every reseed and honours random.trust_cpu=; crediting this
+ * hwrng on top would override a user who said not to trust the CPU, and on
+ * kernels whose hw_random core makes the best-credited hwrng rng_current, it
+ * would push aside a TPM or virtio-rng. So by default we claim the least the
+ * core allows (GUAC_HWRNG_MIN_QUALITY), and quality= opts in. docs/hwrng.md
+ * has the reasoning and how to make guacrng rng_current for rngd.
  */
-#define GUAC_QUALITY_RDSEED 512
-#define GUAC_QUALITY_RDRAND 2
-
 static bool hwrng_enable = true;
 module_param_named(hwrng, hwrng_enable, bool, 0444);
 MODULE_PARM_DESC(hwrng, "Register RDSEED/RDRAND as a hwrng when the CPU has RDRAND (default: 1)");
@@ -57,11 +52,7 @@ static const struct kernel_param_ops guac_quality_ops = {
 	.get = param_get_uint,
 };
 module_param_cb(quality, &guac_quality_ops, &hwrng_quality, 0444);
-MODULE_PARM_DESC(quality, "Entropy credited per 1024 bits, 1..1024; 0 (default): 512 for RDSEED, 2 for RDRAND");
-
-static char *hwrng_fault = "none";
-module_param(hwrng_fault, charp, 0444);
-MODULE_PARM_DESC(hwrng_fault, "TEST ONLY: replace RDRAND/RDSEED with a double: none (default), clean, cf0, intermittent, stuck, ones, zeros, cycle, stuckbit");
+MODULE_PARM_DESC(quality, "Entropy credited per 1024 bits read, 1..1024; 0 (default): the least the kernel's hw_random core allows (see docs/hwrng.md)");
 
 /* ============================== the data path ============================== */
 
@@ -87,8 +78,10 @@ static bool guac_hwrng_try(struct guac_hwrng_src *src, u64 *word)
 }
 
 /*
- * One word within its tries: 0, -EAGAIN when RDSEED is dry and the caller
- * may not wait (the normal state of a busy RDSEED, not a failure), or -EIO.
+ * One word within its tries: 0, -EAGAIN when RDSEED stayed dry (the normal
+ * state of a busy RDSEED, shared by every core and guest, not a failure: the
+ * hw_random core calls again), or -EIO when RDRAND failed every try, which
+ * only a broken RDRAND does.
  */
 static int guac_hwrng_word(struct guac_hwrng_src *src, u64 *word, bool wait)
 {
@@ -118,7 +111,7 @@ static int guac_hwrng_word(struct guac_hwrng_src *src, u64 *word, bool wait)
 		src->insn_failing = false;
 		return 0;
 	}
-	if (src->rdseed && !wait)
+	if (src->rdseed)
 		return -EAGAIN;
 
 	atomic64_inc(&src->stats.failures);
@@ -289,16 +282,16 @@ int guac_hwrng_init(void)
 {
 	const struct guac_insn_ops *ops;
 	u32 features = guac_cpu_features();
-	bool rdseed;
+	bool rdseed, opted_in;
 	int ret;
 
 	if (!hwrng_enable) {
 		pr_info("hwrng: disabled (hwrng=0)\n");
 		return 0;
 	}
-	ops = guac_insn_ops_lookup(hwrng_fault);
+	ops = guac_insn_ops_lookup(guac_test_hwrng_fault());
 	if (!ops) {
-		pr_err("hwrng: unknown hwrng_fault=%s\n", hwrng_fault);
+		pr_err("hwrng: unknown hwrng_fault=%s\n", guac_test_hwrng_fault());
 		return -EINVAL;
 	}
 	if (!guac_hwrng_selftest()) {
@@ -316,9 +309,9 @@ int guac_hwrng_init(void)
 	guac_hwrng_src_init(&guac_hwrng.src, ops, rdseed, true);
 	guac_hwrng.rng.name = rdseed ? "guacrng-rdseed" : "guacrng-rdrand";
 	guac_hwrng.rng.read = guac_hwrng_read;
-	/* Never 0, which 6.1's rng-core reads as none and later ones as 1024. */
-	guac_hwrng.rng.quality = hwrng_quality ?:
-		(rdseed ? GUAC_QUALITY_RDSEED : GUAC_QUALITY_RDRAND);
+	/* A test double's output is public: it never earns credit. */
+	opted_in = ops == &guac_insn_cpu && hwrng_quality;
+	guac_hwrng.rng.quality = opted_in ? hwrng_quality : GUAC_HWRNG_MIN_QUALITY;
 
 	ret = sysfs_create_group(&THIS_MODULE->mkobj.kobj, &guac_hwrng_group);
 	if (ret)
@@ -330,11 +323,17 @@ int guac_hwrng_init(void)
 	}
 	guac_hwrng_registered = true;
 
+	ret = guac_test_init_fault("hwrng");
+	if (ret) {
+		guac_hwrng_uninit();
+		return ret;
+	}
 	if (ops != &guac_insn_cpu)
 		pr_warn("hwrng: TEST ONLY: %s replaced by the '%s' double\n",
 			guac_hwrng_insn_name(&guac_hwrng.src), ops->name);
-	pr_info("hwrng %s registered, quality %u per 1024 bits\n",
-		guac_hwrng.rng.name, guac_hwrng.rng.quality);
+	pr_info("hwrng %s registered, entropy credit %u per 1024 bits%s\n",
+		guac_hwrng.rng.name, guac_hwrng.rng.quality,
+		opted_in ? " (quality=)" : ", the least the hw_random core allows");
 	return 0;
 }
 

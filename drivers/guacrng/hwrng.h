@@ -45,9 +45,10 @@ void guac_hwrng_src_init(struct guac_hwrng_src *src,
 /*
  * The hwrng read op on @src: up to @max bytes into @buf, each from a word
  * that passed the health tests. Returns how many, fewer when a word could not
- * be had in its tries; 0 when RDSEED is dry and !@wait; -EIO when no byte
- * could be had, or when a word failed a health test (the call's other bytes
- * are then dropped too, as the failure may have begun among them).
+ * be had in its tries; 0 when RDSEED stayed dry (for @wait, about a
+ * millisecond); -EIO when RDRAND failed every try of the first word, or when
+ * a word failed a health test (the call's other bytes are then dropped too,
+ * as the failure may have begun among them).
  */
 int guac_hwrng_fill(struct guac_hwrng_src *src, void *buf, size_t max,
 		    bool wait);

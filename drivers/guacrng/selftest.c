@@ -7,21 +7,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <guacrng/vectors.h>
 #include "guacrng.h"
+#include "testing.h"
 
 /* 37 blocks: two AVX-512 steps and a remainder for every narrower width. */
 #define GUAC_TEST_BLOCKS 37
 #define GUAC_TEST_LEAD 13	/* the vector's block sits mid-step */
 #define GUAC_TEST_BYTES (GUAC_TEST_BLOCKS * GUAC_BLOCK_SIZE)
-
-static char *selftest_fault = "";
-module_param(selftest_fault, charp, 0444);
-MODULE_PARM_DESC(selftest_fault, "TEST ONLY: corrupt this implementation's output in its self-test, as a miscompiled path would");
 
 static bool guac_selftest_vectors(enum guac_impl impl, u8 *buf)
 {
@@ -36,7 +32,7 @@ static bool guac_selftest_vectors(enum guac_impl impl, u8 *buf)
 		if (!guac_generate_impl(impl, buf, v->block - GUAC_TEST_LEAD, 0,
 					GUAC_TEST_BYTES))
 			return false;
-		if (!strcmp(selftest_fault, guac_impl_names[impl]))
+		if (!strcmp(guac_test_selftest_fault(), guac_impl_names[impl]))
 			buf[GUAC_TEST_LEAD * GUAC_BLOCK_SIZE] ^= 1;
 		if (memcmp(at, v->bytes, v->len)) {
 			pr_err("%s self-test: vector %zu (block %#llx) mismatch\n",

@@ -18,9 +18,11 @@
 #include <linux/string.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
+#include <asm/processor.h>
 #include <asm/simd.h>
 #include <uapi/linux/guacrng.h>
 #include "guacrng.h"
+#include "testing.h"
 
 /* Below this, saving the FPU state costs more than SIMD saves. */
 #define GUAC_SIMD_MIN_BYTES 256
@@ -30,6 +32,12 @@ static __ro_after_init DEFINE_STATIC_KEY_FALSE(guac_use_avx2);
 static __ro_after_init DEFINE_STATIC_KEY_FALSE(guac_use_avx512);
 
 static u32 guac_features __ro_after_init;
+static char guac_reason[96] __ro_after_init;
+
+const char *guac_impl_reason(void)
+{
+	return guac_reason;
+}
 
 u32 guac_cpu_features(void)
 {
@@ -120,6 +128,36 @@ void guac_generate(u8 *buf, u64 block, unsigned int skip, size_t len)
 	guac_fill(GUAC_IMPL_GENERIC, buf, block, skip, len);
 }
 
+/*
+ * CPUs whose clock drops while 512-bit instructions run, by Intel family 6
+ * model: the zmm_exclusion_list of arch/x86/crypto/aesni-intel_glue.c (6.12).
+ * There, the AVX-512 code runs slower than AVX2 once the drop is counted, and
+ * it slows everything else on the core too. Rocket Lake and later, Sapphire
+ * Rapids and later, and AMD's Zen 4 and later run it at full speed.
+ */
+static const u8 guac_zmm_downclock_models[] = {
+	0x55,	/* Skylake-X, Cascade Lake, Cooper Lake */
+	0x6a,	/* Ice Lake-X */
+	0x6c,	/* Ice Lake-D */
+	0x7d,	/* Ice Lake */
+	0x7e,	/* Ice Lake-L */
+	0x9d,	/* Ice Lake NNPI */
+	0x8c,	/* Tiger Lake-L */
+	0x8d,	/* Tiger Lake */
+};
+
+bool guac_zmm_downclocks(u8 vendor, u8 family, u8 model)
+{
+	size_t i;
+
+	if (vendor != X86_VENDOR_INTEL || family != 6)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(guac_zmm_downclock_models); i++)
+		if (model == guac_zmm_downclock_models[i])
+			return true;
+	return false;
+}
+
 static int guac_impl_lookup(const char *name)
 {
 	int impl;
@@ -130,6 +168,29 @@ static int guac_impl_lookup(const char *name)
 		if (!strcmp(name, guac_impl_names[impl]))
 			return impl;
 	return -EINVAL;
+}
+
+/*
+ * impl=auto: the widest usable implementation, but AVX2 where 512-bit code
+ * lowers the clock. Records why in guac_reason.
+ */
+static enum guac_impl guac_impl_auto(int usable, bool all_passed)
+{
+	if (usable == GUAC_IMPL_AVX512 &&
+	    guac_zmm_downclocks(boot_cpu_data.x86_vendor, boot_cpu_data.x86,
+				boot_cpu_data.x86_model)) {
+		snprintf(guac_reason, sizeof(guac_reason),
+			 "auto: avx512 lowers the clock of this CPU (family 6 model %#x); impl=avx512 forces it",
+			 boot_cpu_data.x86_model);
+		return GUAC_IMPL_AVX2;
+	}
+	if (all_passed)
+		strscpy(guac_reason, "auto: the widest this CPU supports",
+			sizeof(guac_reason));
+	else
+		snprintf(guac_reason, sizeof(guac_reason),
+			 "auto: %s failed its self-test", guac_impl_names[usable + 1]);
+	return usable;
 }
 
 /*
@@ -169,8 +230,10 @@ int guac_simd_init(const char *impl_param)
 		pr_info("core self-tests: pass\n");
 
 	if (requested == GUAC_IMPL_COUNT) {
-		requested = usable;
-	} else if (requested > usable) {
+		requested = guac_impl_auto(usable, all_passed);
+	} else if (requested <= usable) {
+		snprintf(guac_reason, sizeof(guac_reason), "impl=%s", impl_param);
+	} else {
 		pr_err("impl=%s: %s on this CPU\n", impl_param,
 		       guac_impl_supported(requested) ? "failed its self-test" :
 							"not supported");
@@ -183,5 +246,7 @@ int guac_simd_init(const char *impl_param)
 		static_branch_enable(&guac_use_avx2);
 	if (requested >= GUAC_IMPL_AVX512)
 		static_branch_enable(&guac_use_avx512);
-	return 0;
+	pr_info("implementation %s: %s\n", guac_impl_names[requested],
+		guac_reason);
+	return guac_test_init_fault("simd");
 }

@@ -3,9 +3,11 @@
 #
 # Usage: build-module.sh KVER
 #
-# Build guacrng.ko against the cached headers of KVER (fetch-kernel.sh) with W=1 into
-# build/vm/KVER/guacrng.ko. The build runs in a private copy of the module
-# sources, so it never races a build of the work tree for another kernel.
+# Build guacrng.ko against the cached headers of KVER (fetch-kernel.sh) with
+# W=1 into build/vm/KVER/guacrng.ko, and its test variant (GUAC_TEST=y: the
+# test-only parameters) into build/vm/KVER/guacrng-test.ko. The builds run in
+# private copies of the module sources, so they never race a build of the
+# work tree for another kernel.
 # GUAC_KDIR builds against another kernel tree (the debug kernel's), with
 # GUAC_MODULE_MAKEFLAGS added to make's command line (GUAC_KUNIT=y).
 set -eu
@@ -15,28 +17,48 @@ set -eu
 kver=$1
 kdir=${GUAC_KDIR:-$(guac_kdir "$kver")}
 out=$GUAC_VM_BUILD/$kver
-src=$out/src
 
 [ -f "$kdir/Makefile" ] || guac_die "no headers for $kver in $kdir (run scripts/vm/fetch-kernel.sh)"
-mkdir -p "$src"
-# Only the sources Kbuild reads; rsync keeps timestamps, so rebuilds are incremental.
-rsync -a --delete --include='*/' --include='*.[ch]' --include='Kbuild' --exclude='*' \
-	"$GUAC_TOP/drivers" "$GUAC_TOP/include" "$src/"
-mkdir -p "$src/tests"
-rsync -a --delete --include='*/' --include='*.[ch]' --exclude='*' \
-	"$GUAC_TOP/tests/kunit" "$src/tests/"
-cp "$GUAC_TOP/Kbuild" "$src/Kbuild"
-
-guac_log "building guacrng.ko for $kver"
-# shellcheck disable=SC2086
-nice make -s -C "$kdir" M="$src" W=1 ${GUAC_MODULE_MAKEFLAGS:-} modules >"$out/module-build.log" 2>&1 || {
-	cat "$out/module-build.log" >&2
-	guac_die "module build for $kver failed"
+# build_variant DIR MAKEFLAGS...: build the module in a private copy of the
+# sources under DIR (rsync keeps timestamps, so rebuilds are incremental).
+build_variant() {
+	local dir=$1 log
+	shift
+	log=$dir/module-build.log
+	mkdir -p "$dir/src/tests"
+	# Only the sources Kbuild reads.
+	rsync -a --delete --include='*/' --include='*.[ch]' --include='Kbuild' --exclude='*' \
+		"$GUAC_TOP/drivers" "$GUAC_TOP/include" "$dir/src/"
+	rsync -a --delete --include='*/' --include='*.[ch]' --exclude='*' \
+		"$GUAC_TOP/tests/kunit" "$dir/src/tests/"
+	cp "$GUAC_TOP/Kbuild" "$dir/src/Kbuild"
+	# shellcheck disable=SC2086
+	nice make -s -C "$kdir" M="$dir/src" W=1 ${GUAC_MODULE_MAKEFLAGS:-} "$@" modules >"$log" 2>&1 || {
+		cat "$log" >&2
+		guac_die "module build ($*) for $kver failed"
+	}
+	# W=1 warnings are failures too: the module must build clean on every kernel.
+	if grep -q 'warning:' "$log"; then
+		cat "$log" >&2
+		guac_die "module build ($*) for $kver has warnings"
+	fi
 }
-# W=1 warnings are failures too: the module must build clean on every kernel.
-if grep -q 'warning:' "$out/module-build.log"; then
-	cat "$out/module-build.log" >&2
-	guac_die "module build for $kver has warnings"
-fi
-cp "$src/drivers/guacrng/guacrng.ko" "$out/guacrng.ko"
+
+guac_log "building guacrng.ko and its test variant for $kver"
+# The module users install, and the test variant with the test-only
+# parameters (testing.c) that the fault scenarios need.
+build_variant "$out"
+build_variant "$out/test" GUAC_TEST=y
+cp "$out/src/drivers/guacrng/guacrng.ko" "$out/guacrng.ko"
+cp "$out/test/src/drivers/guacrng/guacrng.ko" "$out/guacrng-test.ko"
+
+# What users get takes only the parameters documented for them.
+params=$(modinfo -F parm "$out/guacrng.ko" | sed 's/:.*//' | LC_ALL=C sort | tr '\n' ' ')
+case "${GUAC_MODULE_MAKEFLAGS:-}" in
+*GUAC_KUNIT=y*) ;;
+*)
+	[ "$params" = "hwrng impl quality " ] ||
+		guac_die "guacrng.ko for $kver takes parameters '$params', expected 'hwrng impl quality'"
+	;;
+esac
 echo "$out/guacrng.ko"

@@ -4,7 +4,8 @@
 # Usage: make-initramfs.sh KVER
 #
 # Pack build/vm/KVER/initramfs.cpio.gz (newc, gzip): static busybox, the
-# static guac and guac-vmtest, guacrng.ko and the modules it depends on
+# static guac and guac-vmtest, guacrng.ko, its test variant guacrng-test.ko
+# and the modules they depend on
 # (taken from the kernel's image .deb), the host programs listed in
 # tests/vm/host-programs (with their shared libraries), and tests/vm/ as /init,
 # /tests/runner.sh and /tests/scenarios/. GUAC_VM_SCENARIOS: the directories
@@ -19,7 +20,7 @@ kcache=$GUAC_VM_CACHE/$kver
 root=$out/initramfs
 tests=$GUAC_TOP/tests/vm
 
-for f in "$out/guacrng.ko" "$GUAC_VM_BUILD/userspace/guac" "$GUAC_VM_BUILD/guac-vmtest" \
+for f in "$out/guacrng.ko" "$out/guacrng-test.ko" "$GUAC_VM_BUILD/userspace/guac" "$GUAC_VM_BUILD/guac-vmtest" \
 	/bin/busybox; do
 	[ -f "$f" ] || guac_die "missing $f (run make vm-tools and scripts/vm/build-module.sh $kver)"
 done
@@ -31,6 +32,7 @@ ln -s busybox "$root/bin/sh"	# for /init's #!; init.sh installs the other applet
 strip -o "$root/bin/guac" "$GUAC_VM_BUILD/userspace/guac"
 strip -o "$root/bin/guac-vmtest" "$GUAC_VM_BUILD/guac-vmtest"
 cp "$out/guacrng.ko" "$root/lib/modules/guacrng.ko"
+cp "$out/guacrng-test.ko" "$root/lib/modules/guacrng-test.ko"
 cp "$tests/init.sh" "$root/init"
 cp "$tests/lib.sh" "$tests/runner.sh" "$tests/bench.sh" "$tests/demo.sh" "$root/tests/"
 # The statistical test scripts users run, to run them on the devices themselves.

@@ -12,6 +12,7 @@
 #include <linux/prandom.h>
 #include <linux/string.h>
 #include <asm/fpu/api.h>
+#include <asm/processor.h>
 #include <asm/simd.h>
 #include <guacrng/vectors.h>
 #include "../../drivers/guacrng/guacrng.h"
@@ -269,6 +270,38 @@ static void core_test_hardirq(struct kunit *test)
 	}
 }
 
+/*
+ * The default implementation avoids 512-bit code where it lowers the clock,
+ * by the kernel crypto's own list; impl=avx512 still forces it.
+ */
+static void core_test_zmm_policy(struct kunit *test)
+{
+	static const struct {
+		u8 vendor, family, model;
+		bool downclocks;
+		const char *cpu;
+	} cpus[] = {
+		{ X86_VENDOR_INTEL, 6, 0x55, true, "Skylake-X" },
+		{ X86_VENDOR_INTEL, 6, 0x6a, true, "Ice Lake-X" },
+		{ X86_VENDOR_INTEL, 6, 0x7e, true, "Ice Lake-L" },
+		{ X86_VENDOR_INTEL, 6, 0x8c, true, "Tiger Lake-L" },
+		{ X86_VENDOR_INTEL, 6, 0x8d, true, "Tiger Lake" },
+		{ X86_VENDOR_INTEL, 6, 0xa7, false, "Rocket Lake" },
+		{ X86_VENDOR_INTEL, 6, 0x8f, false, "Sapphire Rapids" },
+		{ X86_VENDOR_INTEL, 6, 0xcf, false, "Emerald Rapids" },
+		{ X86_VENDOR_AMD, 0x19, 0x11, false, "Zen 4 (Genoa)" },
+		{ X86_VENDOR_AMD, 0x1a, 0x02, false, "Zen 5" },
+		{ X86_VENDOR_AMD, 6, 0x55, false, "another vendor, same numbers" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cpus); i++)
+		KUNIT_EXPECT_EQ_MSG(test, guac_zmm_downclocks(cpus[i].vendor, cpus[i].family,
+							      cpus[i].model),
+				    cpus[i].downclocks, "%s", cpus[i].cpu);
+	KUNIT_EXPECT_GT(test, strlen(guac_impl_reason()), 0);
+}
+
 static struct kunit_case core_test_cases[] = {
 	KUNIT_CASE(core_test_vectors),
 	KUNIT_CASE(core_test_active_vectors),
@@ -276,6 +309,7 @@ static struct kunit_case core_test_cases[] = {
 	KUNIT_CASE(core_test_random_runs),
 	KUNIT_CASE(core_test_no_simd_in_fpu_section),
 	KUNIT_CASE(core_test_hardirq),
+	KUNIT_CASE(core_test_zmm_policy),
 	{}
 };
 

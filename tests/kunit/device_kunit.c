@@ -364,18 +364,36 @@ static void dev_test_user_fault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pos, 5);
 }
 
-static void dev_test_write_and_ioctl_rejected(struct kunit *test)
+/*
+ * Opens for writing are refused at open, as rng_dev_open() does: there is no
+ * write op to reach. Reads and lseek() on one open file are serialised on
+ * its position (FMODE_ATOMIC_POS), as on a regular file.
+ */
+static void dev_test_open_modes(struct kunit *test)
 {
 	struct dev_test_ctx *ctx = test->priv;
-	struct kvec kv = { .iov_base = ctx, .iov_len = 8 };
-	struct guac_info info;
-	struct iov_iter iter;
-	struct kiocb kiocb;
+	static const int flags[] = { O_WRONLY, O_RDWR };
+	struct file *file;
+	size_t i;
 
-	init_sync_kiocb(&kiocb, ctx->file);
-	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, kv.iov_len);
-	KUNIT_EXPECT_LT(test, guac_fops.write_iter(&kiocb, &iter), 0);
-	KUNIT_EXPECT_EQ(test, kiocb.ki_pos, 0);
+	KUNIT_EXPECT_NULL(test, guac_fops.write_iter);
+	KUNIT_EXPECT_NULL(test, guac_fops.write);
+	KUNIT_EXPECT_TRUE(test, ctx->file->f_mode & FMODE_ATOMIC_POS);
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		file = anon_inode_getfile("[guac-kunit]", &guac_fops, NULL, flags[i]);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+		KUNIT_EXPECT_EQ_MSG(test, guac_fops.open(file_inode(file), file), -EPERM,
+				    "open flags %#x", flags[i]);
+		KUNIT_EXPECT_NULL(test, file->private_data);
+		fput(file);
+	}
+}
+
+static void dev_test_ioctl_rejected(struct kunit *test)
+{
+	struct dev_test_ctx *ctx = test->priv;
+	struct guac_info info;
+
 	KUNIT_EXPECT_EQ(test, guac_fops.unlocked_ioctl(ctx->file, _IO(GUAC_IOC_MAGIC, 0x7f),
 						       0), -ENOTTY);
 	KUNIT_EXPECT_EQ(test, guac_fops.unlocked_ioctl(ctx->file, GUAC_IOC_SET_ORIGIN, 0),
@@ -399,7 +417,8 @@ static struct kunit_case dev_test_cases[] = {
 	KUNIT_CASE(dev_test_bvec_shapes),
 	KUNIT_CASE(dev_test_iovec_shapes),
 	KUNIT_CASE(dev_test_user_fault),
-	KUNIT_CASE(dev_test_write_and_ioctl_rejected),
+	KUNIT_CASE(dev_test_open_modes),
+	KUNIT_CASE(dev_test_ioctl_rejected),
 	{}
 };
 

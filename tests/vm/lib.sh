@@ -11,6 +11,7 @@ dd() {
 }
 
 GUAC_KO=/lib/modules/guacrng.ko
+GUAC_KO_TEST=/lib/modules/guacrng-test.ko
 GUAC_SYSFS_IMPL=/sys/class/misc/guac/implementation
 GUAC_TAP=/tmp/tap		# the counters; scenarios run in their own shells
 
@@ -97,9 +98,16 @@ check_bytes() {
 	rm -f "$dev" "$ref"
 }
 
-# guac_load [PARAM=VALUE...]: insmod guacrng.ko; guac_unload: rmmod it.
+# guac_load [PARAM=VALUE...]: insmod guacrng.ko, the module users install;
+# guac_load_test: the test variant (GUAC_TEST=y), which also takes the
+# test-only parameters (hwrng_fault=, selftest_fault=, init_fault=).
+# guac_unload: rmmod either.
 guac_load() {
 	insmod "$GUAC_KO" "$@"
+}
+
+guac_load_test() {
+	insmod "$GUAC_KO_TEST" "$@"
 }
 
 guac_unload() {

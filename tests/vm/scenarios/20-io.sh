@@ -11,6 +11,6 @@ check "read into a buffer with an unmapped tail page: exact count" guac-vmtest t
 check "huge read interrupted by a signal: short count, right bytes" guac-vmtest signal
 check "8 concurrent readers, every byte checked" guac-vmtest concurrent 8
 check "bad seeks give EINVAL and keep the position" guac-vmtest bad-seek
-check "writes give EPERM and change nothing" guac-vmtest write
+check "writes to a read-only open give EBADF and change nothing" guac-vmtest write
 check "shell redirect into /dev/guac is refused" sh -c '[ -c /dev/guac ] && ! echo x 2>/dev/null >/dev/guac'
 check "unknown ioctls give ENOTTY, bad pointers EFAULT" guac-vmtest ioctl

@@ -10,7 +10,7 @@ next=$(echo "$supported" | tail -n 2 | head -n 1)
 
 guac_loaded && guac_unload
 dmesg_mark
-check "insmod selftest_fault=$best" guac_load selftest_fault="$best"
+check "insmod selftest_fault=$best" guac_load_test selftest_fault="$best"
 check "selftest_fault=$best: the log says $best is disabled" \
 	dmesg_has "$best self-test failed: implementation disabled"
 check "selftest_fault=$best: no 'self-tests: pass' line" fails dmesg_has "core self-tests: pass"
@@ -19,8 +19,8 @@ check "selftest_fault=$best: $next serves instead" \
 check_bytes "selftest_fault=$best: bytes still right" $((1 << 20)) \
 	"dd if=/dev/guac bs=64K skip=3 count=16 status=none" "guac gen --offset 192K --length 1M"
 check "rmmod after selftest_fault=$best" guac_unload
-check "selftest_fault=$best impl=$best is refused" fails guac_load selftest_fault="$best" impl="$best"
+check "selftest_fault=$best impl=$best is refused" fails guac_load_test selftest_fault="$best" impl="$best"
 dmesg_mark
-check "selftest_fault=generic refuses the load" fails guac_load selftest_fault=generic
+check "selftest_fault=generic refuses the load" fails guac_load_test selftest_fault=generic
 check "selftest_fault=generic: the log says why" dmesg_has "generic self-test failed: refusing to load"
 check "reload without a fault" guac_load

@@ -29,7 +29,7 @@ for case in cf0:start-up:"tries in a row" \
 
 	guac_loaded && guac_unload
 	dmesg_mark
-	check "insmod hwrng_fault=$fault" guac_load hwrng_fault="$fault"
+	check "insmod hwrng_fault=$fault" guac_load_test hwrng_fault="$fault"
 	check "hwrng_fault=$fault: the log warns that a test double is in use" \
 		dmesg_has "replaced by the '$fault' double"
 	# rng-core keeps what a reader of /dev/hwrng left of its last 64-byte
@@ -53,7 +53,7 @@ rm -f /tmp/hwrng.out /tmp/hwrng.err
 # Three failed tries before each word: every read succeeds, and the retries
 # are exactly three per word fetched (the start-up window's 512 included).
 guac_unload
-check "insmod hwrng_fault=intermittent" guac_load hwrng_fault=intermittent
+check "insmod hwrng_fault=intermittent" guac_load_test hwrng_fault=intermittent
 check "hwrng_fault=intermittent: dd reads 4 KiB from /dev/hwrng" sh -c "
 	[ \$(dd if=/dev/hwrng bs=4K count=1 iflag=fullblock status=none | wc -c) = 4096 ]"
 check "hwrng_fault=intermittent: retries = 3 * (bytes / 8 + 512), no failures" sh -c "

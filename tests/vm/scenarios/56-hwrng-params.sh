@@ -24,8 +24,30 @@ check "quality=1024: rng_quality is 1024" \
 guac_unload
 
 check "insmod quality=1025 is refused" fails guac_load quality=1025
+
+# A test double delivers the public stream: it never earns credit, whatever
+# quality= says.
+if [ "$(cat /sys/module/rng_core/parameters/default_quality)" = 1024 ]; then least=1; else least=0; fi
+check "insmod (test variant) hwrng_fault=clean quality=1024" \
+	guac_load_test hwrng_fault=clean quality=1024
+check "hwrng_fault=clean quality=1024: rng_quality is $least, no credit for a double" \
+	sh -c "cat $rng/rng_quality && [ \"\$(cat $rng/rng_quality)\" = $least ]"
+guac_unload
+
+# The module users install has no test parameter: the kernel ignores it
+# (and says so), and the real instruction serves.
 dmesg_mark
-check "insmod hwrng_fault=bogus is refused" fails guac_load hwrng_fault=bogus
+check "insmod guacrng.ko hwrng_fault=stuck: loads, the parameter is unknown" \
+	guac_load hwrng_fault=stuck
+check "hwrng_fault=stuck: the kernel log says it was ignored" \
+	dmesg_has "unknown parameter 'hwrng_fault' ignored"
+check "hwrng_fault=stuck: no such parameter in sysfs" \
+	fails test -e /sys/module/guacrng/parameters/hwrng_fault
+check "hwrng_fault=stuck: /dev/hwrng reads fine (no double in place)" sh -c "
+	[ \$(dd if=/dev/hwrng bs=64 count=4 iflag=fullblock status=none | wc -c) = 256 ]"
+guac_unload
+dmesg_mark
+check "insmod hwrng_fault=bogus is refused" fails guac_load_test hwrng_fault=bogus
 check "hwrng_fault=bogus: the log names the bad value" \
 	dmesg_has "guacrng: hwrng: unknown hwrng_fault=bogus"
 

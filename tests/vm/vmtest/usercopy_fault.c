@@ -4,9 +4,7 @@
  * memory in a read fails as a fault would. The read must return exactly the
  * bytes it copied before that, all of them right, write nothing after them,
  * leave the position just past them, and the next read must carry on from
- * there. A first copy that fails gives EFAULT and moves nothing. Reads that
- * generate into pinned user pages copy nothing, so the scenario runs this
- * with the module's direct=N.
+ * there. A first copy that fails gives EFAULT and moves nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -60,6 +60,11 @@ int vt_cmd_tail_fault(int argc, char **argv);
 int vt_cmd_signal(int argc, char **argv);
 int vt_cmd_concurrent(int argc, char **argv);
 int vt_cmd_bench(int argc, char **argv);
+int vt_cmd_fork_race(int argc, char **argv);
+int vt_cmd_mmap_shared(int argc, char **argv);
+int vt_cmd_shared_fd(int argc, char **argv);
+int vt_cmd_open_write(int argc, char **argv);
+int vt_cmd_load_unseen(int argc, char **argv);
 /* Debug kernel only (scripts/kernel/run-debug.sh). */
 int vt_cmd_usercopy_fault(int argc, char **argv);
 int vt_cmd_stress(int argc, char **argv);

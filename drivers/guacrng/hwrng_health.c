@@ -25,6 +25,7 @@
  * to pass: nothing before that is delivered.
  */
 #include <linux/kernel.h>
+#include <linux/compiler.h>
 #include "hwrng_health.h"
 
 /* Failures when a word shows up this many times in a row. */
@@ -75,14 +76,15 @@ enum guac_health_state guac_health_test(struct guac_health *health, u64 word)
 {
 	enum guac_health_state fault = guac_health_check(health, word);
 
+	/* WRITE_ONCE: sysfs reads the state (READ_ONCE) while the source runs. */
 	if (fault != GUAC_HEALTH_OK) {
-		health->state = fault;
+		WRITE_ONCE(health->state, fault);
 		health->window_words = 0;
 		return fault;
 	}
 	if (health->window_words == GUAC_HEALTH_WINDOW) {
 		/* A whole window passed: start-up or recovery is over. */
-		health->state = GUAC_HEALTH_OK;
+		WRITE_ONCE(health->state, GUAC_HEALTH_OK);
 		health->window_words = 0;
 	}
 	return GUAC_HEALTH_OK;

@@ -1,14 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build (once) the debug test kernel: Debian's linux-source package, the
-# kernel's defaults plus the fragments in scripts/kernel/*.config and
-# tests/kunit/.kunitconfig. The result is cached outside the work tree, keyed
-# by the source package version and a hash of the fragments, and rebuilt only
-# when one of those changes.
+# Build (once) a test kernel: Debian's linux-source package, the kernel's
+# defaults plus the variant's fragments. The result is cached outside the
+# work tree, keyed by the source package version and a hash of the
+# fragments (and of the toolchain, for kcsan), and rebuilt only when one of
+# those changes.
 #
-#   build-kernel.sh            build if needed; print the kbuild directory
-#   build-kernel.sh --dir      only print the kbuild directory it would use
+#   build-kernel.sh [--variant V]         build if needed; print the kbuild directory
+#   build-kernel.sh [--variant V] --dir   only print the kbuild directory it would use
+#
+# Variants (default debug):
+#   debug   base.config + debug.config (KASAN, lockdep, kmemleak, UBSAN...) +
+#           tests/kunit/.kunitconfig, built with gcc, into
+#           kernel-build-VERSION-HASH
+#   kcsan   base.config + kcsan.config (KCSAN, lockdep...; KCSAN excludes
+#           KASAN) + tests/kunit/.kunitconfig, built with clang (make LLVM=1),
+#           into kernel-build-kcsan-VERSION-HASH. Whatever builds against it
+#           must pass LLVM=1 too, or Kbuild sees another compiler and
+#           reconfigures the cached tree.
 #
 # The kbuild directory holds arch/x86/boot/bzImage and serves as KDIR for
 # out-of-tree modules. Environment: GUACRNG_CACHE (default /var/cache/guacrng),
@@ -19,10 +29,59 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${GUACRNG_CACHE:-/var/cache/guacrng}
 pkg=${KERNEL_SOURCE_PKG:-linux-source-6.12}
 jobs=${JOBS:-2}
-fragments=("$top"/scripts/kernel/*.config "$top"/tests/kunit/.kunitconfig)
 
 log() { echo "build-kernel: $*" >&2; }
 die() { log "error: $*"; exit 1; }
+usage() { echo "usage: build-kernel.sh [--variant debug|kcsan] [--dir]" >&2; exit 2; }
+
+variant=debug
+dir_only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--variant)
+		[ $# -ge 2 ] || usage
+		variant=$2
+		shift 2
+		;;
+	--variant=*)
+		variant=${1#--variant=}
+		shift
+		;;
+	--dir)
+		dir_only=1
+		shift
+		;;
+	*)
+		usage
+		;;
+	esac
+done
+
+# Per variant: the fragments, in the order they are merged and hashed; make's
+# toolchain arguments; the cache directory's prefix (VERSION-HASH follows)
+# and the pattern of that variant's directories, so that a new build removes
+# the stale ones of its own variant only.
+case $variant in
+debug)
+	# Unchanged since before variants: the same fragments in the same order
+	# hash to the same key, so existing debug builds stay valid.
+	fragments=("$top"/scripts/kernel/base.config "$top"/scripts/kernel/debug.config
+		"$top"/tests/kunit/.kunitconfig)
+	toolchain=()
+	prefix=kernel-build-
+	stale='kernel-build-[0-9]*'
+	;;
+kcsan)
+	fragments=("$top"/scripts/kernel/base.config "$top"/scripts/kernel/kcsan.config
+		"$top"/tests/kunit/.kunitconfig)
+	toolchain=(LLVM=1)
+	prefix=kernel-build-kcsan-
+	stale='kernel-build-kcsan-*'
+	;;
+*)
+	usage
+	;;
+esac
 
 # Kconfig drops silently what it cannot satisfy: insist on every request.
 verify_config() {
@@ -65,25 +124,39 @@ build() {
 	# An interrupted build resumes where it stopped: make is incremental.
 	mkdir -p "$out"
 	log "configuring $out from ${fragments[*]#"$top"/}"
-	(cd "$src" && ARCH=x86_64 scripts/kconfig/merge_config.sh -O "$out" \
-		/dev/null "${fragments[@]}") >"$out/merge_config.log" 2>&1 ||
+	# Kconfig depends on the compiler (CC_IS_CLANG, HAVE_KCSAN_COMPILER):
+	# merge_config's make takes LLVM=1 from the environment.
+	(cd "$src" && env ARCH=x86_64 "${toolchain[@]}" scripts/kconfig/merge_config.sh \
+		-O "$out" /dev/null "${fragments[@]}") >"$out/merge_config.log" 2>&1 ||
 		die "merge_config failed: see $out/merge_config.log"
 	verify_config "$out/.config"
 
-	log "building with -j$jobs (log: $out/build.log)"
-	nice -n 10 make -C "$src" O="$out" ARCH=x86_64 -j"$jobs" \
+	log "building $variant with -j$jobs ${toolchain[*]} (log: $out/build.log)"
+	nice -n 10 make -C "$src" O="$out" ARCH=x86_64 "${toolchain[@]}" -j"$jobs" \
 		>"$out/build.log" 2>&1 || {
 		tail -n 30 "$out/build.log" >&2
 		die "kernel build failed: see $out/build.log"
 	}
-	echo "cold build $(($(date +%s) - start)) s with -j$jobs on $(nproc) cores, $(date -u +%F)" \
+	echo "cold build $(($(date +%s) - start)) s with -j$jobs${toolchain[*]:+ ${toolchain[*]}} on $(nproc) cores, $(date -u +%F)" \
 		>"$out/build-time"
 	touch "$out/.guacrng-built"
 	log "built $(make -s -C "$out" kernelrelease): $(cat "$out/build-time")"
 
-	# Builds for other fragments are stale now: they only take space.
-	find "$cache" -maxdepth 1 -name 'kernel-build-*' ! -path "$out" \
+	# This variant's builds for other fragments are stale now: they only take
+	# space. The other variants' builds are not this one's to remove.
+	find "$cache" -maxdepth 1 -name "$stale" ! -path "$out" \
 		-exec rm -rf {} +
+}
+
+# What the cache key hashes: the fragments; for a clang build also the
+# toolchain arguments and the compiler's version, so a new clang rebuilds.
+# (debug: the fragments alone, exactly as before variants existed.)
+keytext() {
+	cat "${fragments[@]}"
+	if [ "${#toolchain[@]}" -gt 0 ]; then
+		echo "${toolchain[*]}"
+		clang --version | head -n 1
+	fi
 }
 
 main() {
@@ -93,11 +166,11 @@ main() {
 		die "$pkg is not installed (scripts/install-deps.sh installs it)"
 	tarball=$(dpkg-query -L "$pkg" | grep -m1 '/linux-source-[^/]*\.tar\.xz$') ||
 		die "$pkg ships no source tarball"
-	key=$(cat "${fragments[@]}" | sha256sum | cut -c1-12)
+	key=$(keytext | sha256sum | cut -c1-12)
 	src=$cache/kernel-src-$version
-	out=$cache/kernel-build-$version-$key
+	out=$cache/$prefix$version-$key
 
-	if [ "${1:-}" = --dir ]; then
+	if [ -n "$dir_only" ]; then
 		echo "$out"
 		return
 	fi
@@ -114,4 +187,4 @@ main() {
 }
 
 # Parsed whole before it runs, so editing this file cannot upset a build.
-main "$@"; exit
+main; exit

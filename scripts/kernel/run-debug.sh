@@ -1,60 +1,116 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: run-debug.sh kunit|check
+# Usage: run-debug.sh [--variant debug|kcsan] kunit|check
 #
-# Boot the debug test kernel (scripts/kernel/build-kernel.sh; built once and
-# cached) in QEMU through the VM harness in scripts/vm/, with panic_on_warn=1,
-# KASAN, kmemleak and debug_pagealloc on:
+# Boot a test kernel (scripts/kernel/build-kernel.sh; built once and cached)
+# in QEMU through the VM harness in scripts/vm/:
+#
+#   debug   (the default) gcc; KASAN, lockdep, UBSAN, kmemleak, debug_pagealloc
+#           on and panic_on_warn=1
+#   kcsan   clang (LLVM=1, the module too); KCSAN and lockdep
+#
+# and mode:
 #
 #   kunit   guacrng.ko built with its KUnit suites; loading it runs them.
 #           Every case is reported, then "N passed, N failed".
-#   check   the VM scenarios of tests/vm/ plus the debug ones in tests/debug/
-#           (fail_usercopy, stress), with the production module.
+#   check   debug: the VM scenarios of tests/vm/ plus the debug ones in
+#           tests/debug/ (fail_usercopy, stress), with the production module.
+#           kcsan: the stress scenarios of tests/debug/stress/.
 #
-# Both end with a kmemleak scan that must find nothing, and both fail on any
-# KASAN, lockdep, UBSAN, might-sleep, FPU or other kernel report in the
-# console log. Needs `make vm-tools` first (make kunit / check-debug do that).
+# Debug runs end with a kmemleak scan that must find nothing. Every run fails
+# on any KASAN, KCSAN, lockdep, UBSAN, might-sleep, FPU or other kernel
+# report in the console log. Needs `make vm-tools` first (make kunit,
+# check-debug and check-kcsan do that).
 set -euo pipefail
 
-mode=${1:-}
+usage() {
+	echo "usage: run-debug.sh [--variant debug|kcsan] kunit|check" >&2
+	exit 2
+}
+
+variant=debug
+case ${1:-} in
+--variant)
+	[ $# -ge 2 ] || usage
+	variant=$2
+	shift 2
+	;;
+--variant=*)
+	variant=${1#--variant=}
+	shift
+	;;
+esac
+[ $# = 1 ] || usage
+mode=$1
 case $mode in
 kunit | check) ;;
-*)
-	echo "usage: run-debug.sh kunit|check" >&2
-	exit 2
-	;;
+*) usage ;;
+esac
+case $variant in
+debug | kcsan) ;;
+*) usage ;;
 esac
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/scripts/vm
+dbg=$top/tests/debug
 export GUAC_VM_BUILD=${GUAC_VM_BUILD:-$top/build/vm}
 
 log() { echo "run-debug: $*" >&2; }
 
-kdir=$("$top/scripts/kernel/build-kernel.sh")
+kdir=$("$top/scripts/kernel/build-kernel.sh" --variant "$variant")
 krel=$(make -s -C "$kdir" kernelrelease)
 
-# Each mode has its own module build and initramfs under build/vm/LABEL/.
-label=debug-$mode-$krel
+# Each variant and mode has its own module build and initramfs under
+# build/vm/LABEL/ (both kernels have the same release string).
+label=$variant-$mode-$krel
 export GUAC_KDIR=$kdir
-# KASAN's stack redzones inflate the frames of the SIMD step functions past
-# the kernel's 2048-byte warning; Debian's kernels keep the real limit.
-export GUAC_MODULE_MAKEFLAGS=KCFLAGS=-Wframe-larger-than=4096
+# Scenario directories, packed flat into the initramfs and run in name order:
+#   common/     debugfs (every run)
+#   kmemleak/   clear at the start, scan at the end (debug only)
+#   kcsan/      KCSAN on at the start, no report at the end (kcsan only)
+#   scenarios/  fail_usercopy (debug check only: needs FAULT_INJECTION_USERCOPY)
+#   stress/     16 readers, rmmod attempts, /dev/hwrng readers, unload races
+case $variant in
+debug)
+	# KASAN's stack redzones inflate the frames of the SIMD step functions
+	# past the kernel's 2048-byte warning; Debian's kernels keep the real
+	# limit.
+	export GUAC_MODULE_MAKEFLAGS=KCFLAGS=-Wframe-larger-than=4096
+	checkers="$dbg/common $dbg/kmemleak"
+	check_scenarios="$top/tests/vm/scenarios $dbg/scenarios $dbg/stress"
+	# loglevel=7 puts every report on the console, where the scan below
+	# finds it by its timestamp (printk.time=1) among the guest's output.
+	append="panic_on_warn=1 debug_pagealloc=on kmemleak=on loglevel=7 printk.time=1 guacvm.bench=0"
+	what="KASAN, lockdep, UBSAN, might-sleep, FPU, WARN or BUG report"
+	;;
+kcsan)
+	# The kernel was built with clang: the module must be too (Kbuild
+	# would otherwise see another compiler and reconfigure the cached
+	# kernel tree), which also proves it and its suites build with clang.
+	export GUAC_MODULE_MAKEFLAGS=LLVM=1
+	checkers="$dbg/common $dbg/kcsan"
+	check_scenarios="$dbg/stress"
+	# No panic_on_warn: KCSAN honours it and would stop the run at its
+	# first report; without it every report of the run reaches the log,
+	# and the scan below fails the run on any of them (WARNs included).
+	append="loglevel=7 printk.time=1 guacvm.bench=0"
+	what="KCSAN, lockdep, might-sleep, FPU, WARN or BUG report"
+	;;
+esac
 if [ "$mode" = kunit ]; then
 	GUAC_MODULE_MAKEFLAGS="$GUAC_MODULE_MAKEFLAGS GUAC_KUNIT=y"
-	export GUAC_VM_SCENARIOS="$top/tests/debug/common $top/tests/kunit/scenarios"
+	export GUAC_VM_SCENARIOS="$checkers $top/tests/kunit/scenarios"
 else
-	export GUAC_VM_SCENARIOS="$top/tests/vm/scenarios $top/tests/debug/common $top/tests/debug/scenarios"
+	export GUAC_VM_SCENARIOS="$checkers $check_scenarios"
 fi
 "$vm/build-module.sh" "$label" >/dev/null
 "$vm/make-initramfs.sh" "$label" >/dev/null
 
 export GUAC_VM_KERNEL=$kdir/arch/x86/boot/bzImage
-# loglevel=7 puts every report on the console, where the scan below finds
-# it by its timestamp (printk.time=1) among the guest's own output.
-export GUAC_VM_APPEND="panic_on_warn=1 debug_pagealloc=on kmemleak=on loglevel=7 printk.time=1 guacvm.bench=0"
-# KASAN and friends under TCG are slow: allow for it.
+export GUAC_VM_APPEND=$append
+# The checkers under TCG are slow: allow for it.
 export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 status=0
 "$vm/run-kernel.sh" "$label" || status=1
@@ -62,17 +118,28 @@ status=0
 out=$GUAC_VM_BUILD/$label
 console=$out/console.log
 
-# The checkers' reports, wherever in the run they happened.
-reports='BUG:|WARNING:|KASAN|UBSAN|possible (circular|recursive) locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|kernel_fpu|x86/fpu.*(WARN|fail)|unreferenced object|kmemleak: [0-9]+ new suspected|Oops|general protection fault|Call Trace:|Kernel panic'
-if tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\] ' | grep -E "$reports" \
-	>"$out/reports.txt"; then
+# The checkers' reports, wherever in the run they happened: kernel lines,
+# found by their printk timestamp (the guest's own output, test names
+# included, has none). A kernel line can land mid-line, after guest output
+# that had no newline yet, so the timestamp may be anywhere in the line; and a
+# KCSAN report's title counts wherever and however it is printed.
+reports='BUG:|WARNING:|KASAN|KCSAN|UBSAN|possible (circular|recursive) locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|kernel_fpu|x86/fpu.*(WARN|fail)|unreferenced object|kmemleak: [0-9]+ new suspected|Oops|general protection fault|Call Trace:|Kernel panic'
+[ -s "$console" ] || { log "no console log: $console"; exit 1; }
+tr -d '\r' <"$console" | grep -E "\[ *[0-9]+\.[0-9]+\] .*($reports)|BUG: KCSAN: " \
+	>"$out/reports.txt" || true
+if [ -s "$out/reports.txt" ]; then
 	log "kernel reports in $console:"
 	head -n 40 "$out/reports.txt" >&2
-	echo "debug-$mode: FAIL ($(wc -l <"$out/reports.txt") report lines)"
+	echo "$variant-$mode: FAIL ($(wc -l <"$out/reports.txt") report lines)"
 	status=1
 else
-	echo "debug-$mode: kernel log clean (no KASAN, lockdep, UBSAN, might-sleep, FPU, WARN or BUG report)"
+	echo "$variant-$mode: kernel log clean (no $what)"
 fi
+# Every KCSAN report whole, from its title to its closing rule, for the reader.
+tr -d '\r' <"$console" |
+	awk '/BUG: KCSAN: / { p = 1 } p { print } p && /==========/ { p = 0 }' \
+		>"$out/kcsan-reports.txt"
+[ -s "$out/kcsan-reports.txt" ] && log "KCSAN reports, whole: $out/kcsan-reports.txt"
 
 if [ "$mode" = kunit ]; then
 	suites=$(sed -n 's/^\t\.name = "\(guacrng-[a-z0-9-]*\)",$/\1/p' "$top"/tests/kunit/*_kunit.c)

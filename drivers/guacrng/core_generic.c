@@ -28,17 +28,17 @@ static void guac_block_generic(u8 *out, u64 block)
 		[0] = GUAC_C0, [5] = GUAC_C1, [10] = GUAC_C2, [15] = GUAC_C3,
 		[6] = (u32)block, [7] = (u32)(block >> 32),
 	};
-	u32 x[16];
+	u32 x[1][16];
 	int i;
 
 	for (i = 0; i < 16; i++)
-		x[i] = start[i];
+		x[0][i] = start[i];
 	for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)
-		guac_double_round(x);
+		guac_double_round(x, 1);
 	for (i = 0; i < 16; i++) {
 		int w = guac_out_order[i];
 
-		guac_put_le32(out + 4 * i, x[w] + start[w]);
+		guac_put_le32(out + 4 * i, x[0][w] + start[w]);
 	}
 }
 

@@ -5,9 +5,22 @@
  * GUAC_WORD (u32, or a vector of u32 lanes) and every operation below is
  * lane-wise, so the same code gives the portable implementation and the
  * multi-block SIMD ones.
+ *
+ * The rounds work on @n independent states at once (1 or 2, a constant once
+ * inlined), one step of each in turn, so that a SIMD implementation can keep
+ * two groups of blocks in flight: while one group waits on a rotate, the
+ * other has work for the execution ports (docs/cost-model.md).
  */
 #ifndef GUACRNG_CORE_ROUND_H
 #define GUACRNG_CORE_ROUND_H
+
+/*
+ * The kernel and glibc (<sys/cdefs.h>) define __always_inline; with another
+ * libc it is plain inline, which compilers may decline: correct, but slower.
+ */
+#ifndef __always_inline
+#define __always_inline inline
+#endif
 
 #define GUAC_C0 0x61707865U
 #define GUAC_C1 0x3320646eU
@@ -16,30 +29,43 @@
 
 #define GUAC_DOUBLE_ROUNDS 4
 
-static inline GUAC_WORD guac_rotl(GUAC_WORD v, int n)
+/* The most states guac_double_round() takes at once. */
+#define GUAC_MAX_STATES 2
+
+static __always_inline GUAC_WORD guac_rotl(GUAC_WORD v, int n)
 {
 	return (v << n) | (v >> (32 - n));
 }
 
-/* Not Salsa20's quarter round: each sum uses the two words ahead of it. */
-static inline void guac_quarter_round(GUAC_WORD *x, int a, int b, int c, int d)
+/* x[w] ^= (x[s] + x[t]) <<< r in each of the @n states. */
+static __always_inline void guac_mix(GUAC_WORD (*x)[16], int n, int w, int s,
+				     int t, int r)
 {
-	x[b] ^= guac_rotl(x[c] + x[d], 7);
-	x[c] ^= guac_rotl(x[d] + x[a], 9);
-	x[d] ^= guac_rotl(x[a] + x[b], 13);
-	x[a] ^= guac_rotl(x[b] + x[c], 18);
+	x[0][w] ^= guac_rotl(x[0][s] + x[0][t], r);
+	if (n > 1)
+		x[1][w] ^= guac_rotl(x[1][s] + x[1][t], r);
 }
 
-static inline void guac_double_round(GUAC_WORD *x)
+/* Not Salsa20's quarter round: each sum uses the two words ahead of it. */
+static __always_inline void guac_quarter_round(GUAC_WORD (*x)[16], int n,
+					       int a, int b, int c, int d)
 {
-	guac_quarter_round(x, 0, 4, 8, 12);
-	guac_quarter_round(x, 5, 9, 13, 1);
-	guac_quarter_round(x, 10, 14, 2, 6);
-	guac_quarter_round(x, 15, 3, 7, 11);
-	guac_quarter_round(x, 0, 1, 2, 3);
-	guac_quarter_round(x, 5, 6, 7, 4);
-	guac_quarter_round(x, 10, 11, 8, 9);
-	guac_quarter_round(x, 15, 12, 13, 14);
+	guac_mix(x, n, b, c, d, 7);
+	guac_mix(x, n, c, d, a, 9);
+	guac_mix(x, n, d, a, b, 13);
+	guac_mix(x, n, a, b, c, 18);
+}
+
+static __always_inline void guac_double_round(GUAC_WORD (*x)[16], int n)
+{
+	guac_quarter_round(x, n, 0, 4, 8, 12);
+	guac_quarter_round(x, n, 5, 9, 13, 1);
+	guac_quarter_round(x, n, 10, 14, 2, 6);
+	guac_quarter_round(x, n, 15, 3, 7, 11);
+	guac_quarter_round(x, n, 0, 1, 2, 3);
+	guac_quarter_round(x, n, 5, 6, 7, 4);
+	guac_quarter_round(x, n, 10, 11, 8, 9);
+	guac_quarter_round(x, n, 15, 12, 13, 14);
 }
 
 #endif /* GUACRNG_CORE_ROUND_H */

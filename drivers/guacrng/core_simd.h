@@ -4,7 +4,11 @@
  * core_sse2.c, core_avx2.c and core_avx512.c with GUAC_LANES and
  * GUAC_STEPS_FN defined. Lane j of every state vector belongs to block
  * (block + j), so the rounds are plain lane-wise arithmetic; only the output
- * needs a transpose, done in 4x4 tiles inside each 128-bit chunk.
+ * needs a transpose, done in 4x4 tiles inside each 128-bit chunk, whose
+ * 16-byte rows are stored straight to their blocks.
+ *
+ * docs/cost-model.md counts the operations per block that this code compiles
+ * to and derives each width's ceiling; the choices below are explained there.
  *
  * Every translation unit including this file is built with SIMD code
  * generation and must hold nothing but the step function: in the kernel it
@@ -36,10 +40,7 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 #endif
 #endif
 
-/*
- * UNPACK_* interleave within each 128-bit chunk as punpck{l,h}{dq,qdq} do;
- * the CHUNKS_* shuffles move whole 128-bit chunks (A and B are the operands).
- */
+/* UNPACK_* interleave within each 128-bit chunk as punpck{l,h}{dq,qdq} do. */
 #if GUAC_LANES == 4
 #define GUAC_IOTA GUAC_VEC(0, 1, 2, 3)
 #define GUAC_UNPACK_LO32(a, b) GUAC_SHUFFLE(a, b, 0, 4, 1, 5)
@@ -52,8 +53,6 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 #define GUAC_UNPACK_HI32(a, b) GUAC_SHUFFLE(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
 #define GUAC_UNPACK_LO64(a, b) GUAC_SHUFFLE(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
 #define GUAC_UNPACK_HI64(a, b) GUAC_SHUFFLE(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
-#define GUAC_CHUNKS_A0_B0(a, b) GUAC_SHUFFLE(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
-#define GUAC_CHUNKS_A1_B1(a, b) GUAC_SHUFFLE(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
 #elif GUAC_LANES == 16
 #define GUAC_IOTA GUAC_VEC(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define GUAC_UNPACK_LO32(a, b) GUAC_SHUFFLE(a, b, 0, 16, 1, 17, 4, 20, 5, 21, \
@@ -64,87 +63,96 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 					    8, 9, 24, 25, 12, 13, 28, 29)
 #define GUAC_UNPACK_HI64(a, b) GUAC_SHUFFLE(a, b, 2, 3, 18, 19, 6, 7, 22, 23, \
 					    10, 11, 26, 27, 14, 15, 30, 31)
-#define GUAC_CHUNKS_A0_B0_A2_B2(a, b) GUAC_SHUFFLE(a, b, 0, 1, 2, 3, 16, 17, 18, 19, \
-						   8, 9, 10, 11, 24, 25, 26, 27)
-#define GUAC_CHUNKS_A1_B1_A3_B3(a, b) GUAC_SHUFFLE(a, b, 4, 5, 6, 7, 20, 21, 22, 23, \
-						   12, 13, 14, 15, 28, 29, 30, 31)
-#define GUAC_CHUNKS_A0_A1_B0_B1(a, b) GUAC_SHUFFLE(a, b, 0, 1, 2, 3, 4, 5, 6, 7, \
-						   16, 17, 18, 19, 20, 21, 22, 23)
-#define GUAC_CHUNKS_A2_A3_B2_B3(a, b) GUAC_SHUFFLE(a, b, 8, 9, 10, 11, 12, 13, 14, 15, \
-						   24, 25, 26, 27, 28, 29, 30, 31)
 #else
 #error "GUAC_LANES must be 4, 8 or 16"
 #endif
 
 /*
- * 4x4 transpose of 32-bit words inside every 128-bit chunk: afterwards chunk c
- * of r[k] holds words (a, b, c, d) of block 4c + k, i.e. one 16-byte row.
+ * Independent groups of GUAC_LANES blocks per pass of the main loop
+ * (docs/cost-model.md). AVX2 runs two: its three vector ports need more
+ * independent work than one group's four quarter rounds offer to hide the
+ * add-rotate-xor latency chains. SSE2 runs one: with two, its 16 registers
+ * and two-operand instructions cost so many copies and spills that 4- and
+ * 5-wide front ends become the limit. AVX-512 runs one: one group keeps its
+ * two 512-bit ports busy, and a second only adds spills.
  */
-static inline void guac_transpose4(guac_vec a, guac_vec b, guac_vec c,
-				   guac_vec d, guac_vec r[4])
+#if GUAC_LANES == 8
+#define GUAC_GROUPS 2
+#else
+#define GUAC_GROUPS 1
+#endif
+
+/*
+ * The first double round is always written out: in it, the words that start
+ * as constants fold away at compile time. With one group the other three are
+ * too; with two, they are a loop, which keeps the main loop within the
+ * decoded-uop cache of older cores (Skylake's holds 1536 uops).
+ */
+#if GUAC_GROUPS == 1
+#define GUAC_UNROLL_ROUNDS 1
+#else
+#define GUAC_UNROLL_ROUNDS 0
+#endif
+
+#if GUAC_GROUPS > GUAC_MAX_STATES
+#error "GUAC_GROUPS exceeds what guac_double_round() takes"
+#endif
+#if GUAC_DOUBLE_ROUNDS != 4
+#error "guac_step() writes out four double rounds"
+#endif
+
+/* Bytes 16c..16c+15 of @v to @dst: a store for c = 0, else an extract to memory. */
+static __always_inline void guac_store_chunk(u8 *dst, guac_vec v, unsigned int c)
+{
+	__builtin_memcpy(dst, (const u8 *)&v + 16 * c, 16);
+}
+
+/* Chunk c of @v is one 16-byte row of block 4c + k: @dst is that row of block k. */
+static __always_inline void guac_store_row(u8 *dst, guac_vec v)
+{
+	guac_store_chunk(dst, v, 0);
+#if GUAC_LANES >= 8
+	guac_store_chunk(dst + 4 * GUAC_BLOCK_SIZE, v, 1);
+#endif
+#if GUAC_LANES == 16
+	guac_store_chunk(dst + 8 * GUAC_BLOCK_SIZE, v, 2);
+	guac_store_chunk(dst + 12 * GUAC_BLOCK_SIZE, v, 3);
+#endif
+}
+
+/*
+ * 4x4 transpose of 32-bit words inside every 128-bit chunk of the state words
+ * @a, @b, @c, @d, which are words 4q..4q+3 of the output order: afterwards
+ * chunk c of the k-th result holds (a, b, c, d) of block 4c + k, its row q,
+ * stored at @out + 64 * (4c + k), where @out points at row q of the first block.
+ */
+static __always_inline void guac_transpose_store(u8 *out, guac_vec a, guac_vec b,
+						 guac_vec c, guac_vec d)
 {
 	guac_vec t0 = GUAC_UNPACK_LO32(a, b);
 	guac_vec t1 = GUAC_UNPACK_HI32(a, b);
 	guac_vec t2 = GUAC_UNPACK_LO32(c, d);
 	guac_vec t3 = GUAC_UNPACK_HI32(c, d);
 
-	r[0] = GUAC_UNPACK_LO64(t0, t2);
-	r[1] = GUAC_UNPACK_HI64(t0, t2);
-	r[2] = GUAC_UNPACK_LO64(t1, t3);
-	r[3] = GUAC_UNPACK_HI64(t1, t3);
+	guac_store_row(out, GUAC_UNPACK_LO64(t0, t2));
+	guac_store_row(out + GUAC_BLOCK_SIZE, GUAC_UNPACK_HI64(t0, t2));
+	guac_store_row(out + 2 * GUAC_BLOCK_SIZE, GUAC_UNPACK_LO64(t1, t3));
+	guac_store_row(out + 3 * GUAC_BLOCK_SIZE, GUAC_UNPACK_HI64(t1, t3));
 }
 
-static inline void guac_storeu(u8 *dst, guac_vec v)
-{
-	__builtin_memcpy(dst, &v, sizeof(v));
-}
-
-/*
- * Row q of block 4c + k is chunk c of row[q][k]. Gather the rows of each block
- * with 128-bit chunk shuffles so that every store writes whole vectors.
- */
-static inline void guac_store_blocks(u8 *out, guac_vec row[4][4])
-{
-	unsigned int k;
-
-	for (k = 0; k < 4; k++) {
-#if GUAC_LANES == 4
-		guac_storeu(out + 64 * k, row[0][k]);
-		guac_storeu(out + 64 * k + 16, row[1][k]);
-		guac_storeu(out + 64 * k + 32, row[2][k]);
-		guac_storeu(out + 64 * k + 48, row[3][k]);
-#elif GUAC_LANES == 8
-		guac_storeu(out + 64 * k, GUAC_CHUNKS_A0_B0(row[0][k], row[1][k]));
-		guac_storeu(out + 64 * k + 32, GUAC_CHUNKS_A0_B0(row[2][k], row[3][k]));
-		guac_storeu(out + 64 * (4 + k), GUAC_CHUNKS_A1_B1(row[0][k], row[1][k]));
-		guac_storeu(out + 64 * (4 + k) + 32, GUAC_CHUNKS_A1_B1(row[2][k], row[3][k]));
-#else
-		/* p = A0 B0 A2 B2, q = A1 B1 A3 B3, likewise r and s for C and D. */
-		guac_vec p = GUAC_CHUNKS_A0_B0_A2_B2(row[0][k], row[1][k]);
-		guac_vec q = GUAC_CHUNKS_A1_B1_A3_B3(row[0][k], row[1][k]);
-		guac_vec r = GUAC_CHUNKS_A0_B0_A2_B2(row[2][k], row[3][k]);
-		guac_vec s = GUAC_CHUNKS_A1_B1_A3_B3(row[2][k], row[3][k]);
-
-		guac_storeu(out + 64 * k, GUAC_CHUNKS_A0_A1_B0_B1(p, r));
-		guac_storeu(out + 64 * (4 + k), GUAC_CHUNKS_A0_A1_B0_B1(q, s));
-		guac_storeu(out + 64 * (8 + k), GUAC_CHUNKS_A2_A3_B2_B3(p, r));
-		guac_storeu(out + 64 * (12 + k), GUAC_CHUNKS_A2_A3_B2_B3(q, s));
-#endif
-	}
-}
-
-static inline void guac_step(u8 *out, u64 block)
+/* The starting state of blocks @block.. @block + GUAC_LANES - 1. */
+static __always_inline void guac_init(guac_vec x[16], guac_vec *lo, guac_vec *hi,
+				      u64 block)
 {
 	const guac_vec zero = { 0 };
 	const guac_vec iota = GUAC_IOTA;
 	const guac_vec lo_base = zero + (u32)block;
-	guac_vec x[16], row[4][4], lo, hi;
 	int i;
 
 	/* Lane j holds block + j; a lane whose low word wrapped carries. */
-	lo = lo_base + iota;
-	hi = zero + (u32)(block >> 32);
-	hi -= (guac_vec)(lo < lo_base);
+	*lo = lo_base + iota;
+	*hi = zero + (u32)(block >> 32);
+	*hi -= (guac_vec)(*lo < lo_base);
 
 	for (i = 0; i < 16; i++)
 		x[i] = zero;
@@ -152,12 +160,14 @@ static inline void guac_step(u8 *out, u64 block)
 	x[5] += GUAC_C1;
 	x[10] += GUAC_C2;
 	x[15] += GUAC_C3;
-	x[6] = lo;
-	x[7] = hi;
+	x[6] = *lo;
+	x[7] = *hi;
+}
 
-	for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)
-		guac_double_round(x);
-
+/* Feed-forward (only the words that did not start at zero), transpose, store. */
+static __always_inline void guac_finish(u8 *out, guac_vec x[16], guac_vec lo,
+					guac_vec hi)
+{
 	x[0] += GUAC_C0;
 	x[5] += GUAC_C1;
 	x[10] += GUAC_C2;
@@ -166,18 +176,44 @@ static inline void guac_step(u8 *out, u64 block)
 	x[7] += hi;
 
 	/* The rows of the output order: 4 9 14 3 | 8 13 2 7 | 12 1 6 11 | 0 5 10 15. */
-	guac_transpose4(x[4], x[9], x[14], x[3], row[0]);
-	guac_transpose4(x[8], x[13], x[2], x[7], row[1]);
-	guac_transpose4(x[12], x[1], x[6], x[11], row[2]);
-	guac_transpose4(x[0], x[5], x[10], x[15], row[3]);
-	guac_store_blocks(out, row);
+	guac_transpose_store(out, x[4], x[9], x[14], x[3]);
+	guac_transpose_store(out + 16, x[8], x[13], x[2], x[7]);
+	guac_transpose_store(out + 32, x[12], x[1], x[6], x[11]);
+	guac_transpose_store(out + 48, x[0], x[5], x[10], x[15]);
+}
+
+/* @n groups (1 or GUAC_GROUPS) of GUAC_LANES blocks each, from @block on. */
+static __always_inline void guac_step(u8 *out, u64 block, int n)
+{
+	guac_vec x[GUAC_MAX_STATES][16], lo[GUAC_MAX_STATES], hi[GUAC_MAX_STATES];
+	int i;
+
+	guac_init(x[0], &lo[0], &hi[0], block);
+	if (n > 1)
+		guac_init(x[1], &lo[1], &hi[1], block + GUAC_LANES);
+
+	guac_double_round(x, n);
+	if (GUAC_UNROLL_ROUNDS) {
+		guac_double_round(x, n);
+		guac_double_round(x, n);
+		guac_double_round(x, n);
+	} else {
+		for (i = 1; i < GUAC_DOUBLE_ROUNDS; i++)
+			guac_double_round(x, n);
+	}
+
+	guac_finish(out, x[0], lo[0], hi[0]);
+	if (n > 1)
+		guac_finish(out + GUAC_LANES * GUAC_BLOCK_SIZE, x[1], lo[1], hi[1]);
 }
 
 void GUAC_STEPS_FN(u8 *out, u64 block, size_t nsteps)
 {
-	while (nsteps--) {
-		guac_step(out, block);
-		block += GUAC_LANES;
-		out += GUAC_LANES * GUAC_BLOCK_SIZE;
+	for (; nsteps >= GUAC_GROUPS; nsteps -= GUAC_GROUPS) {
+		guac_step(out, block, GUAC_GROUPS);
+		block += GUAC_GROUPS * GUAC_LANES;
+		out += GUAC_GROUPS * GUAC_LANES * GUAC_BLOCK_SIZE;
 	}
+	if (nsteps)
+		guac_step(out, block, 1);
 }

@@ -4,7 +4,9 @@
 # guac bench in its quick mode: every suite runs, the JSON and CSV parse and
 # hold a row for every source (measured, or absent when this machine lacks
 # it, never a zero), the plot is a PNG, and bad options are refused. The
-# kpath suite has its inplace and bounce rows, bounce with its ratio.
+# core suite has its yardsticks (ChaCha20, AES-128-CTR, memcpy), each other
+# row with its ratio to ChaCha20; the kpath suite has its inplace and bounce
+# rows, bounce with its ratio.
 # Benchmarks measure; nothing here judges a speed. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
@@ -49,6 +51,14 @@ for impl in generic sse2 avx2 avx512; do
 	fi
 done
 check "core: chacha20-evp measured" "positive \"$tmp/core.json\" core chacha20-evp"
+for yardstick in aes128-ctr-evp memcpy; do
+	check "core: $yardstick measured at every size and thread count" \
+		"[ \"\$(query \"$tmp/core.json\" \"sum(1 for r in d['results'] if r['source'] == '$yardstick' and r['status'] == 'ok')\")\" = 4 ] && positive \"$tmp/core.json\" core $yardstick"
+	check "core: $yardstick has its ratio to chacha20, per CPU-second" \
+		"is_true \"$tmp/core.json\" \"all(r['ratio'] > 0 and r['ratio_to'] == 'chacha20-evp' and abs(r['ratio'] - r['per_cpu_second'] / [c['per_cpu_second'] for c in d['results'] if c['source'] == 'chacha20-evp' and c['size'] == r['size'] and c['threads'] == r['threads']][0]) < 1e-3 * r['ratio'] for r in d['results'] if r['source'] == '$yardstick')\""
+done
+check "core: chacha20-evp, the reference, has no ratio" \
+	"is_true \"$tmp/core.json\" \"all(r['ratio'] is None and r['ratio_to'] is None for r in d['results'] if r['source'] == 'chacha20-evp')\""
 check "core: min <= median <= max everywhere" \
 	"is_true \"$tmp/core.json\" \"all(r['min'] <= r['median'] <= r['max'] for r in d['results'] if r['status'] == 'ok')\""
 check "core: every measured row has its rate per CPU-second" \
@@ -99,7 +109,7 @@ check "bench all includes kpath" \
 	"\"$GUAC\" bench all --seconds 0.01 --trials 1 --sizes 4K --threads 1 --csv | grep -c '^kpath,' | grep -qx 2"
 
 check "bench --csv has the header and one line per row" \
-	"\"$GUAC\" bench core --seconds 0.02 --trials 1 --sizes 1K --threads 1 --csv >\"$tmp/core.csv\" && head -n 1 \"$tmp/core.csv\" | grep -q '^suite,source,mode,size,threads,status,median,min,max,unit,' && [ \$(grep -c '^core,' \"$tmp/core.csv\") = 5 ]"
+	"\"$GUAC\" bench core --seconds 0.02 --trials 1 --sizes 1K --threads 1 --csv >\"$tmp/core.csv\" && head -n 1 \"$tmp/core.csv\" | grep -q '^suite,source,mode,size,threads,status,median,min,max,unit,' && [ \$(grep -c '^core,' \"$tmp/core.csv\") = 7 ]"
 check "bench table names the trials" \
 	"\"$GUAC\" bench core --seconds 0.02 --trials 1 --sizes 1K --threads 1 | grep -q 'median \[min, max\] of 1 trials'"
 check "--plot writes a PNG" \
@@ -112,5 +122,7 @@ for bad in "--sizes 0" "--sizes 2G" "--threads 0" "--seconds 0" "--seconds x" "-
 done
 check "--help explains and exits 0" "\"$GUAC\" bench --help | grep -q 'is reported as absent, never as'"
 check "--help describes kpath" "\"$GUAC\" bench --help | grep -q 'kpath .*read path'"
+check "--help names the core yardsticks" \
+	"\"$GUAC\" bench --help >\"$tmp/help.txt\" && grep -q 'chacha20-evp' \"$tmp/help.txt\" && grep -q 'aes128-ctr-evp' \"$tmp/help.txt\" && grep -q '(memcpy, the cache and memory ceiling)' \"$tmp/help.txt\""
 
 tap_end

@@ -135,6 +135,53 @@ static void test_impls_match_generic(void **state)
 	for_each_usable_impl(check_against_generic);
 }
 
+/*
+ * The step functions themselves, for every step count up to 7: the main loop
+ * runs two groups of blocks at a time where the width does, and an odd count
+ * ends with one group alone. The starts put the low counter word's wrap (a
+ * carry into the high word) and the stream's 2^64 wrap inside a group,
+ * between two groups and at a step's first block.
+ */
+static void check_steps(enum guac_impl impl)
+{
+	static void (*const steps[GUAC_IMPL_COUNT])(u8 *, u64, size_t) = {
+		[GUAC_IMPL_SSE2] = guac_steps_sse2,
+		[GUAC_IMPL_AVX2] = guac_steps_avx2,
+		[GUAC_IMPL_AVX512] = guac_steps_avx512,
+	};
+	static const u64 starts[] = {
+		0, 0xffffffffULL - 3, 0xffffffffULL - 16, 0xffffffffULL - 20,
+		0x100000000ULL, 0x7ffffffffULL - 37, UINT64_MAX - 16, UINT64_MAX - 40,
+		UINT64_MAX,
+	};
+	enum { MAX_STEPS = 7 };
+	static u8 got[MAX_STEPS * 16 * GUAC_BLOCK_SIZE + 64];
+	static u8 want[sizeof(got)];
+	unsigned int lanes = guac_impl_lanes[impl];
+	size_t i, n, len;
+
+	if (!steps[impl])
+		return;
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		for (n = 0; n <= MAX_STEPS; n++) {
+			len = n * lanes * GUAC_BLOCK_SIZE;
+			memset(got, 0x5a, sizeof(got));
+			memset(want, 0x5a, sizeof(want));
+			guac_blocks_generic(want, starts[i], n * lanes);
+			steps[impl](got, starts[i], n);
+			if (memcmp(got, want, len + 64))
+				fail_msg("%s: %zu steps from block %#llx differ from generic",
+					 guac_impl_names[impl], n, (unsigned long long)starts[i]);
+		}
+	}
+}
+
+static void test_steps(void **state)
+{
+	(void)state;
+	for_each_usable_impl(check_steps);
+}
+
 /* Splitting a request anywhere gives the same bytes as one request. */
 static void test_split_requests(void **state)
 {
@@ -264,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_impls_match_generic),
+		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_split_requests),
 		cmocka_unit_test(test_feature_subsets),
 		cmocka_unit_test(test_impl_names),

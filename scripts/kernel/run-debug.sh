@@ -122,8 +122,9 @@ console=$out/console.log
 # found by their printk timestamp (the guest's own output, test names
 # included, has none). A kernel line can land mid-line, after guest output
 # that had no newline yet, so the timestamp may be anywhere in the line; and a
-# KCSAN report's title counts wherever and however it is printed.
-reports='BUG:|WARNING:|KASAN|KCSAN|UBSAN|possible (circular|recursive) locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|kernel_fpu|x86/fpu.*(WARN|fail)|unreferenced object|kmemleak: [0-9]+ new suspected|Oops|general protection fault|Call Trace:|Kernel panic'
+# KCSAN report's title counts wherever and however it is printed. (A bare
+# "KCSAN" is no report: KCSAN's boot notice names CONFIG_KCSAN_STRICT.)
+reports='BUG:|WARNING:|KASAN|UBSAN|possible (circular|recursive) locking|inconsistent lock state|lock held when returning|suspicious RCU usage|sleeping function called from invalid context|kernel_fpu|x86/fpu.*(WARN|fail)|unreferenced object|kmemleak: [0-9]+ new suspected|Oops|general protection fault|Call Trace:|Kernel panic'
 [ -s "$console" ] || { log "no console log: $console"; exit 1; }
 tr -d '\r' <"$console" | grep -E "\[ *[0-9]+\.[0-9]+\] .*($reports)|BUG: KCSAN: " \
 	>"$out/reports.txt" || true

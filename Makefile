@@ -47,7 +47,7 @@ HOST_STATE := $(BUILD)/host-state
 
 check:
 	tests/host/host-guard.sh record $(HOST_STATE)
-	$(MAKE) check-suites
+	$(MAKE) --no-print-directory check-suites
 	tests/host/host-guard.sh verify $(HOST_STATE)
 
 check-suites: deps

@@ -140,7 +140,7 @@ build() {
 	echo "cold build $(($(date +%s) - start)) s with -j$jobs${toolchain[*]:+ ${toolchain[*]}} on $(nproc) cores, $(date -u +%F)" \
 		>"$out/build-time"
 	touch "$out/.guacrng-built"
-	log "built $(make -s -C "$out" kernelrelease): $(cat "$out/build-time")"
+	log "built $(make -s --no-print-directory -C "$out" kernelrelease): $(cat "$out/build-time")"
 
 	# This variant's builds for other fragments are stale now: they only take
 	# space. The other variants' builds are not this one's to remove.

@@ -60,7 +60,7 @@ export GUAC_VM_BUILD=${GUAC_VM_BUILD:-$top/build/vm}
 log() { echo "run-debug: $*" >&2; }
 
 kdir=$("$top/scripts/kernel/build-kernel.sh" --variant "$variant")
-krel=$(make -s -C "$kdir" kernelrelease)
+krel=$(make -s --no-print-directory -C "$kdir" kernelrelease)
 
 # Each variant and mode has its own module build and initramfs under
 # build/vm/LABEL/ (both kernels have the same release string).

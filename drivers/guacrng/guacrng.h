@@ -5,7 +5,6 @@
 #ifndef GUACRNG_H
 #define GUACRNG_H
 
-#include <linux/kconfig.h>
 #include <linux/types.h>
 #include <guacrng/core.h>
 
@@ -50,7 +49,7 @@ void guac_device_uninit(void);
  * hwrng.c: RDSEED/RDRAND as a hwrng, when the CPU has RDRAND and the kernel
  * the hw_random core.
  */
-#if IS_ENABLED(CONFIG_HW_RANDOM)
+#ifdef GUAC_HAVE_HWRNG	/* Kbuild: the kernel has CONFIG_HW_RANDOM */
 int guac_hwrng_init(void);
 void guac_hwrng_uninit(void);
 #else

@@ -23,7 +23,8 @@ tools-install: tools
 
 # make install into a scratch root, for each Debian kernel.
 check-install: deps
-	TESTS=$(TOP)/tests/install/test_install.sh scripts/run-suites.sh install
+	TESTS="$(TOP)/tests/install/test_install.sh $(TOP)/tests/install/test_build_guards.sh" \
+		scripts/run-suites.sh install
 
 check-suites: check-install
 

@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kbuild's guards, against Debian's 6.12 headers: a kernel without
+# CONFIG_X86_64 is refused with a message that says why, and one without
+# the hw_random core (CONFIG_HW_RANDOM unset) gets a module without the hwrng
+# (no quality parameter, no dependency on it) that still builds warning-free.
+# The configuration is overridden on make's command line, which Kbuild reads
+# as it reads the kernel's own. Builds in private copies. TAP.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/userspace/tap.sh"
+work=$top/build/guard-test
+
+kver=$("$top/scripts/vm/fetch-kernel.sh" 6.12 2>/dev/null)
+kdir=$(GUAC_TOP=$top sh -c '. "$GUAC_TOP/scripts/vm/lib.sh"; guac_kdir "$1"' sh "$kver")
+
+# build NAME MAKE-ARGS...: a private copy of the sources, built W=1.
+build() {
+	local name=$1
+	shift
+	rm -rf "$work/$name"
+	mkdir -p "$work/$name"
+	(cd "$top" && git ls-files -z Kbuild drivers include | xargs -0 cp --parents -t "$work/$name")
+	make -C "$kdir" M="$work/$name" W=1 "$@" modules >"$work/$name.log" 2>&1
+}
+
+tap_begin
+if build no-x86-64 CONFIG_X86_64=; then
+	not_ok "without CONFIG_X86_64 the build is refused" "$work/no-x86-64.log"
+else
+	ok "without CONFIG_X86_64 the build is refused"
+fi
+if grep -q "guacrng: this kernel is not x86-64" "$work/no-x86-64.log"; then
+	ok "the refusal says why"
+else
+	not_ok "the refusal says why" "$work/no-x86-64.log"
+fi
+
+if build no-hwrng CONFIG_HW_RANDOM= && ! grep -q 'warning:' "$work/no-hwrng.log"; then
+	ok "without CONFIG_HW_RANDOM the module builds, warning-free"
+	ko=$work/no-hwrng/drivers/guacrng/guacrng.ko
+	check "without CONFIG_HW_RANDOM: no hwrng code, no quality parameter" \
+		'! modinfo -F parm "$ko" | grep -q "^quality:" && ! nm "$ko" | grep -q guac_hwrng_fill'
+else
+	not_ok "without CONFIG_HW_RANDOM the module builds, warning-free" "$work/no-hwrng.log"
+fi
+
+if build default; then
+	ko=$work/default/drivers/guacrng/guacrng.ko
+	check "with the kernel's configuration: the hwrng and its quality parameter are there" \
+		'modinfo -F parm "$ko" | grep -q "^quality:" && nm "$ko" | grep -q guac_hwrng_fill'
+else
+	not_ok "with the kernel's configuration the module builds" "$work/default.log"
+fi
+rm -rf "$work"
+tap_end

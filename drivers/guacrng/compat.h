@@ -46,4 +46,15 @@ static inline void guac_file_unsigned_offset(struct file *file)
 #define GUAC_HWRNG_MIN_QUALITY 0
 #endif
 
+/*
+ * The show and store of a struct module_attribute take the attribute as
+ * const since 6.14; before, not. The module's own show functions are declared
+ * with GUAC_MODATTR_CONST to match the kernel's function pointer type.
+ */
+#ifdef GUAC_HAVE_CONST_MODULE_ATTRIBUTE
+#define GUAC_MODATTR_CONST const
+#else
+#define GUAC_MODATTR_CONST
+#endif
+
 #endif /* GUACRNG_COMPAT_H */

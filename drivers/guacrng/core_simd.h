@@ -75,8 +75,14 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
  * and two-operand instructions cost so many copies and spills that 4- and
  * 5-wide front ends become the limit. AVX-512 runs one: one group keeps its
  * two 512-bit ports busy, and a second only adds spills.
+ *
+ * GCC 10, which builds Debian's 5.10 kernels, keeps too little of two AVX2
+ * groups in registers: guac_steps_avx2 gets a 2.2 KB stack frame (GCC 12 to
+ * 16: 1.5 to 1.6 KB), past the kernel's 2048-byte -Wframe-larger-than. So
+ * GCC before 12 (11 builds none of the kernels tested) runs one group on
+ * AVX2 too: a 0.4 KB frame.
  */
-#if GUAC_LANES == 8
+#if GUAC_LANES == 8 && !(defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 12)
 #define GUAC_GROUPS 2
 #else
 #define GUAC_GROUPS 1

@@ -215,10 +215,10 @@ struct guac_counter_attr {
 	atomic64_t *counter;
 };
 
-static ssize_t guac_counter_show(struct module_attribute *attr,
+static ssize_t guac_counter_show(GUAC_MODATTR_CONST struct module_attribute *attr,
 				 struct module_kobject *mk, char *buf)
 {
-	struct guac_counter_attr *ca =
+	const struct guac_counter_attr *ca =
 		container_of(attr, struct guac_counter_attr, attr);
 
 	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(ca->counter));
@@ -244,13 +244,13 @@ static struct guac_counter_attr guac_attr_health_failures = {
 	.counter = &guac_hwrng.src.stats.health_failures,
 };
 
-static ssize_t source_show(struct module_attribute *attr,
+static ssize_t source_show(GUAC_MODATTR_CONST struct module_attribute *attr,
 			   struct module_kobject *mk, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", guac_hwrng.src.rdseed ? "rdseed" : "rdrand");
 }
 
-static ssize_t health_show(struct module_attribute *attr,
+static ssize_t health_show(GUAC_MODATTR_CONST struct module_attribute *attr,
 			   struct module_kobject *mk, char *buf)
 {
 	enum guac_health_state state = READ_ONCE(guac_hwrng.src.health.state);

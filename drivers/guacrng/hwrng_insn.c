@@ -11,18 +11,20 @@
 #include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <asm/asm.h>
 #include <guacrng/core.h>
 #include "hwrng_insn.h"
 
-/* Asm with a CC output, as arch/x86/include/asm/archrandom.h does. */
+/*
+ * CF as the asm's output, through the flag-output constraint "=@ccc" that
+ * every compiler the supported kernels build with has (GCC 6+, clang 9+);
+ * the kernel's own CC_SET()/CC_OUT() wrappers for it are gone in 7.x.
+ */
 static bool guac_cpu_rdrand64(struct guac_insn *insn, u64 *v)
 {
 	bool ok;
 
 	asm volatile("rdrand %[out]"
-		     CC_SET(c)
-		     : CC_OUT(c) (ok), [out] "=r" (*v));
+		     : "=@ccc" (ok), [out] "=r" (*v));
 	return ok;
 }
 
@@ -31,8 +33,7 @@ static bool guac_cpu_rdseed64(struct guac_insn *insn, u64 *v)
 	bool ok;
 
 	asm volatile("rdseed %[out]"
-		     CC_SET(c)
-		     : CC_OUT(c) (ok), [out] "=r" (*v));
+		     : "=@ccc" (ok), [out] "=r" (*v));
 	return ok;
 }
 

@@ -21,12 +21,13 @@
 #           reconfigures the cached tree.
 #
 # The kbuild directory holds arch/x86/boot/bzImage and serves as KDIR for
-# out-of-tree modules. Environment: GUACRNG_CACHE (default /var/cache/guacrng),
+# out-of-tree modules. Environment: GUACRNG_CACHE (default GUAC_VM_CACHE, else
+# /var/cache/guacrng),
 # KERNEL_SOURCE_PKG (default linux-source-6.12), JOBS (default 2).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${GUACRNG_CACHE:-/var/cache/guacrng}
+cache=${GUACRNG_CACHE:-${GUAC_VM_CACHE:-/var/cache/guacrng}}
 pkg=${KERNEL_SOURCE_PKG:-linux-source-6.12}
 jobs=${JOBS:-2}
 

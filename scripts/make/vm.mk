@@ -1,14 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The QEMU harness: Debian's 6.1 and 6.12 kernels booted under TCG, running
-# the scenarios in tests/vm/ (see tests/vm/README.md).
+# The QEMU harness: Debian's kernels booted under TCG, running the scenarios
+# in tests/vm/ (see tests/vm/README.md). The series: 5.10 (bullseye), 6.1,
+# 6.12, 6.12-rt (bookworm), latest (trixie-backports), next (sid).
 #
-#   make vm-check                   both kernels
-#   make vm-check VM_KERNELS=6.12   one of them (6.1 or 6.12)
+#   make vm-check                   what make check runs: the full suite on 6.1,
+#                                   6.12 and latest, the smoke set on 5.10 and
+#                                   6.12-rt (scripts/vm/lib.sh, GUAC_CHECK_KERNELS)
+#   make vm-check VM_KERNELS="5.10 latest"    the full suite on those
+#   make vm-check VM_KERNELS=5.10:smoke       the smoke set on one
+#   make vm-check VM_KERNELS=next   sid's kernel: by name only, never in make check
+#   make check-all                  make check with the full suite on every
+#                                   series but next (VM_MATRIX)
 #   make vm-shell VM_KERNELS=6.12   boot to a shell with the module and tools
 #   make demo                       scripts/demo.sh, from a fresh machine up
 
-VM_KERNELS ?= 6.1 6.12
+# Empty: check.sh's default, the make check set.
+VM_KERNELS ?=
+VM_MATRIX  := 5.10 6.1 6.12 6.12-rt latest
 VM_BUILD   := $(BUILD)/vm
 VM_USER    := $(VM_BUILD)/userspace
 VMTEST_DIR := $(TOP)/tests/vm/vmtest
@@ -29,8 +38,8 @@ vm-check: deps vm-tools
 	scripts/vm/check.sh $(VM_KERNELS)
 
 vm-shell: deps vm-tools
-	set -e; for s in $(VM_KERNELS); do \
-		kver=$$(scripts/vm/fetch-kernel.sh $$s); \
+	set -e; for s in $(or $(VM_KERNELS),6.12); do \
+		kver=$$(scripts/vm/fetch-kernel.sh $${s%:*}); \
 		scripts/vm/build-module.sh $$kver >/dev/null; \
 		scripts/vm/make-initramfs.sh $$kver >/dev/null; \
 		scripts/vm/run-kernel.sh --run shell $$kver; \
@@ -43,4 +52,8 @@ demo:
 
 check-suites: vm-check
 
-.PHONY: vm-guac vm-tools vm-check vm-shell demo
+# Everything make check runs, with the full VM suite on the whole matrix.
+check-all:
+	$(MAKE) check VM_KERNELS="$(VM_MATRIX)"
+
+.PHONY: vm-guac vm-tools vm-check vm-shell demo check-all

@@ -56,19 +56,34 @@ guac_apt_setup() {
 		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main"
 	done >"$dir/sources.list.new"
 	mv "$dir/sources.list.new" "$dir/sources.list"
+	guac_apt_preferences "$1" >"$dir/etc/preferences.d/guacrng"
 	: >"$dir/status"
+}
+
+# Pins of RELEASE. Backports are pinned at 100 by their Release file (never a
+# candidate unless asked for); trixie-backports is there for its kernel, so
+# its linux-* packages get the priority of the release they extend, and the
+# higher version, the backport, becomes the candidate.
+guac_apt_preferences() {
+	case "$1" in
+	trixie-backports)
+		printf '%s\n' "Package: linux-*" "Pin: release n=trixie-backports" "Pin-Priority: 500"
+		;;
+	esac
 }
 
 guac_apt() {
 	local release=$1 dir
 	shift
 	dir=$(guac_apt_dir "$release")
-	[ -f "$dir/sources.list" ] || guac_apt_setup "$release"
+	[ -f "$dir/sources.list" ] && [ -f "$dir/etc/preferences.d/guacrng" ] ||
+		guac_apt_setup "$release"
 	# The sandbox user _apt may not write to our cache: we only download,
 	# and apt checks every file against the signed lists either way.
 	"$@" -q \
 		-o Dir::Etc::sourcelist="$dir/sources.list" \
 		-o Dir::Etc::sourceparts=- \
+		-o Dir::Etc::preferences="$dir/etc/preferences" \
 		-o Dir::Etc::preferencesparts="$dir/etc/preferences.d" \
 		-o Dir::State::Lists="$dir/lists" \
 		-o Dir::State::status="$dir/status" \

@@ -5,9 +5,11 @@
 #
 # Build guacrng.ko against the cached headers of KVER (fetch-kernel.sh) with
 # W=1 into build/vm/KVER/guacrng.ko, and its test variant (GUAC_TEST=y: the
-# test-only parameters) into build/vm/KVER/guacrng-test.ko. The builds run in
-# private copies of the module sources, so they never race a build of the
-# work tree for another kernel.
+# test-only parameters) into build/vm/KVER/guacrng-test.ko, with the gcc the
+# kernel's headers name: the host's gcc-12, or that of a chroot of the
+# kernel's Debian release (chroot.sh). The builds run in private copies of the
+# module sources, so they never race a build of the work tree for another
+# kernel.
 # GUAC_KDIR builds against another kernel tree (the debug kernel's), with
 # GUAC_MODULE_MAKEFLAGS added to make's command line (GUAC_KUNIT=y).
 set -eu
@@ -19,6 +21,19 @@ kdir=${GUAC_KDIR:-$(guac_kdir "$kver")}
 out=$GUAC_VM_BUILD/$kver
 
 [ -f "$kdir/Makefile" ] || guac_die "no headers for $kver in $kdir (run scripts/vm/fetch-kernel.sh)"
+
+# The compiler: the host's, or that of a chroot of the kernel's own Debian
+# release (fetch-kernel.sh notes which in the cache), where make runs with
+# the headers and the build directory bind-mounted at their own paths.
+set -- $(cat "$GUAC_VM_CACHE/$kver/toolchain" 2>/dev/null || echo host)
+toolchain=$1
+inside=
+if [ -z "${GUAC_KDIR:-}" ] && [ "$toolchain" != host ]; then
+	# shellcheck disable=SC2086
+	"$(dirname "$0")/chroot.sh" ensure "$toolchain" "$2" $GUAC_CHROOT_PACKAGES
+	mkdir -p "$out"
+	inside="$(dirname "$0")/chroot.sh run $toolchain --bind $GUAC_VM_CACHE/$kver --bind $out --"
+fi
 # build_variant DIR MAKEFLAGS...: build the module in a private copy of the
 # sources under DIR (rsync keeps timestamps, so rebuilds are incremental).
 build_variant() {
@@ -33,7 +48,7 @@ build_variant() {
 		"$GUAC_TOP/tests/kunit" "$dir/src/tests/"
 	cp "$GUAC_TOP/Kbuild" "$dir/src/Kbuild"
 	# shellcheck disable=SC2086
-	nice make -s -C "$kdir" M="$dir/src" W=1 ${GUAC_MODULE_MAKEFLAGS:-} "$@" modules >"$log" 2>&1 || {
+	nice $inside make -s -C "$kdir" M="$dir/src" W=1 ${GUAC_MODULE_MAKEFLAGS:-} "$@" modules >"$log" 2>&1 || {
 		cat "$log" >&2
 		guac_die "module build ($*) for $kver failed"
 	}
@@ -44,7 +59,7 @@ build_variant() {
 	fi
 }
 
-guac_log "building guacrng.ko and its test variant for $kver"
+guac_log "building guacrng.ko and its test variant for $kver${inside:+ in the $toolchain chroot}"
 # The module users install, and the test variant with the test-only
 # parameters (testing.c) that the fault scenarios need.
 build_variant "$out"

@@ -1,32 +1,75 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: check.sh [SERIES...]      (default: 6.1 6.12)
+# Usage: check.sh [SERIES[:smoke]...]      (default: GUAC_CHECK_KERNELS, lib.sh)
 #
-# The VM suite on each Debian kernel series: fetch the kernel, build the
-# module for it, pack the initramfs, boot and run tests/vm/. One result line
-# per kernel, then "N passed, N failed" over all of them; exits non-zero if
-# anything failed. Needs `make vm-tools` first (make vm-check does that).
+# The VM suite on each Debian kernel series (GUAC_SERIES in lib.sh): fetch
+# the kernel, build the module for it, pack the initramfs, boot and run
+# tests/vm/scenarios/, or with SERIES:smoke only the smoke set in
+# tests/vm/smoke/ (load, dd against guac gen at odd offsets, a hwrng read,
+# rmmod). One result line per kernel, then "N passed, N failed" over all of
+# them; exits non-zero if anything failed. A kernel that cannot be fetched or
+# built fails with a one-line reason. Needs `make vm-tools` first (make
+# vm-check does that).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -gt 0 ] || set -- 6.1 6.12
+# shellcheck disable=SC2086
+[ $# -gt 0 ] || set -- $GUAC_CHECK_KERNELS
+scenarios=${GUAC_VM_SCENARIOS:-}
+append=${GUAC_VM_APPEND:-}
 vm=$(dirname "$0")
 total_passed=0
 total_failed=0
 results=
 
-for series in "$@"; do
+# The first error (or, W=1 warnings failing the build too, warning) of a
+# failed module build, for the one-line reason.
+build_error() {
+	cat "$GUAC_VM_BUILD/$1/module-build.log" "$GUAC_VM_BUILD/$1/test/module-build.log" \
+		2>/dev/null | grep -m 1 -E 'error|Error|warning:' |
+		sed "s|$GUAC_VM_BUILD/$1/[^ ]*src/||g" | cut -c 1-200
+}
+
+# SERIES or SERIES:smoke (SERIES:full is the default spelled out).
+parse() {
+	case "$1" in
+	*:smoke) series=${1%:smoke} mode=smoke ;;
+	*:full) series=${1%:full} mode=full ;;
+	*:*) guac_die "bad kernel '$1': SERIES, SERIES:full or SERIES:smoke" ;;
+	*) series=$1 mode=full ;;
+	esac
+}
+for arg in "$@"; do
+	parse "$arg"
+	guac_series_metas "$series" >/dev/null
+done
+
+for arg in "$@"; do
+	parse "$arg"
+	# The smoke set ends with the module unloaded: no benchmark after it.
+	if [ "$mode" = smoke ]; then
+		export GUAC_VM_SCENARIOS="$GUAC_TOP/tests/vm/smoke"
+		export GUAC_VM_APPEND="$append guacvm.bench=0"
+	elif [ -n "$scenarios" ]; then
+		export GUAC_VM_SCENARIOS="$scenarios"
+	else
+		unset GUAC_VM_SCENARIOS
+	fi
+	[ "$mode" = smoke ] || export GUAC_VM_APPEND="$append"
 	line=
+	start=$(date +%s)
 	if ! kver=$("$vm/fetch-kernel.sh" "$series"); then
-		line="vm-check $series: FAIL (fetching the kernel failed)"
+		line="vm-check $series [$series $mode]: FAIL (fetching the kernel failed)"
 	elif ! "$vm/build-module.sh" "$kver" >/dev/null; then
-		line="vm-check $kver: FAIL (module build failed)"
+		line="vm-check $kver [$series $mode]: FAIL (module build failed: $(build_error "$kver"))"
 	elif ! "$vm/make-initramfs.sh" "$kver" >/dev/null; then
-		line="vm-check $kver: FAIL (initramfs packing failed)"
+		line="vm-check $kver [$series $mode]: FAIL (initramfs packing failed)"
 	else
 		line=$("$vm/run-kernel.sh" "$kver") || true
+		line=$(echo "$line" | sed "s|^vm-check $kver: |vm-check $kver [$series $mode]: |")
 		echo "$line"
+		echo "check.sh: $series ($mode) took $(($(date +%s) - start)) s in all (fetch, build, pack, VM)" >&2
 		read -r passed failed <"$GUAC_VM_BUILD/$kver/result" || passed=0 failed=1
 		total_passed=$((total_passed + passed))
 		total_failed=$((total_failed + failed))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: fetch-kernel.sh SERIES      (SERIES: 6.1 or 6.12)
+# Usage: fetch-kernel.sh SERIES      (SERIES: see GUAC_SERIES in lib.sh)
 #
 # Resolve Debian's current kernel for SERIES through its meta-packages (no ABI
 # number is pinned here), with the private apt of scripts/vm/apt.sh; download
@@ -9,13 +9,17 @@
 # the list of modules, and a headers tree to build against (guac_kdir KVER).
 # Nothing is installed into the host. Prints the kernel release on stdout.
 # Everything already present is reused.
+#
+# The image is one package up to 6.x; on 7.x linux-image-KVER is a stub that
+# depends on linux-binary-KVER (vmlinuz in /usr/lib/modules/KVER/) and
+# linux-modules-KVER; both shapes end up the same in the cache.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 [ $# = 1 ] || guac_die "usage: fetch-kernel.sh SERIES ($GUAC_SERIES)"
 series=$1
 set -- $(guac_series_metas "$series")
-release=$1 image_meta=$2 headers_meta=$3
+release=$1 image_meta=$2 headers_meta=$3 toolchain=$4
 
 guac_apt_fresh "$release"
 
@@ -35,6 +39,11 @@ headers_kver=$(meta_target "$headers_meta" linux-headers-)
 [ "$kver" = "$headers_kver" ] ||
 	guac_die "$image_meta wants $kver but $headers_meta wants '$headers_kver': package lists out of step"
 
+# The package names in a .deb's Depends field, without versions or alternatives.
+deb_depends() {
+	dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/|.*//; s/ *(.*//; s/^ *//; s/ *$//'
+}
+
 kcache=$GUAC_VM_CACHE/$kver
 debs=$GUAC_VM_CACHE/debs/$kver
 if [ ! -f "$kcache/.fetched" ]; then
@@ -43,17 +52,17 @@ if [ ! -f "$kcache/.fetched" ]; then
 	guac_apt_download "$release" "$debs" "linux-image-$kver" "linux-headers-$kver"
 
 	# What the headers need besides themselves: the common headers and
-	# kbuild (scripts, fixdep, modpost). The compiler is checked, not fetched.
-	hdeb=$(ls "$debs"/linux-headers-"$kver"_*.deb)
+	# kbuild (scripts, fixdep, modpost). On 7.x the image is a stub whose
+	# kernel and modules are packages of their own.
 	extra=
-	for dep in $(dpkg-deb -f "$hdeb" Depends | tr ',' '\n' | sed 's/ *(.*//; s/^ *//'); do
+	for dep in $(deb_depends "$(ls "$debs"/linux-headers-"$kver"_*.deb)"); do
 		case "$dep" in
 		linux-headers-* | linux-kbuild-*) extra="$extra $dep" ;;
-		linux-compiler-gcc-*-x86)
-			cc=gcc-$(echo "$dep" | sed 's/linux-compiler-gcc-\([0-9]*\)-x86/\1/')
-			command -v "$cc" >/dev/null ||
-				guac_die "$kver is built with $cc, which this machine lacks"
-			;;
+		esac
+	done
+	for dep in $(deb_depends "$(ls "$debs"/linux-image-"$kver"_*.deb)"); do
+		case "$dep" in
+		linux-binary-"$kver" | linux-modules-"$kver") extra="$extra $dep" ;;
 		esac
 	done
 	# shellcheck disable=SC2086
@@ -63,20 +72,57 @@ if [ ! -f "$kcache/.fetched" ]; then
 	for deb in "$debs"/linux-headers-*.deb "$debs"/linux-kbuild-*.deb; do
 		dpkg-deb -x "$deb" "$kcache/root"
 	done
-	# The flavour's Makefile includes the common tree by its absolute path.
+	# The flavour's Makefile includes the common tree by its absolute path
+	# (and on 7.x names itself as KBUILD_OUTPUT, absolute too).
 	kdir=$(guac_kdir "$kver")
-	common=$(sed -n 's|^include /usr/src/\(linux-headers-[^/]*\)/Makefile$|\1|p' "$kdir/Makefile")
-	[ -n "$common" ] || guac_die "unexpected $kdir/Makefile: no include of the common headers"
-	sed -i "s|^include /usr/src/$common/Makefile$|include $kcache/root/usr/src/$common/Makefile|" \
-		"$kdir/Makefile"
+	grep -q '^include /usr/src/linux-headers-[^/]*/Makefile$' "$kdir/Makefile" ||
+		guac_die "unexpected $kdir/Makefile: no include of the common headers"
+	sed -i "s#^\\(include \\|KBUILD_OUTPUT=\\)/usr/src/#\\1$kcache/root/usr/src/#" "$kdir/Makefile"
 
-	ideb=$(ls "$debs"/linux-image-"$kver"_*.deb)
-	dpkg-deb --fsys-tarfile "$ideb" | tar -x -C "$kcache" --wildcards './boot/vmlinuz-*'
-	mv "$kcache/boot/vmlinuz-$kver" "$kcache/vmlinuz"
-	rmdir "$kcache/boot"
-	dpkg-deb -c "$ideb" | awk '{ print $NF }' | grep '\.ko\(\.xz\|\.zst\|\.gz\)\?$' >"$kcache/modules.list"
-	echo "$ideb" >"$kcache/deb"
+	# vmlinuz, from whichever of the image's .debs holds it.
+	for deb in "$debs"/linux-image-"$kver"_*.deb "$debs"/linux-binary-"$kver"_*.deb; do
+		[ -f "$deb" ] || continue
+		for path in "./boot/vmlinuz-$kver" "./usr/lib/modules/$kver/vmlinuz"; do
+			if dpkg-deb -c "$deb" | awk '{ print $NF }' | grep -xF "$path" >/dev/null; then
+				dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$path" >"$kcache/vmlinuz.tmp"
+				mv "$kcache/vmlinuz.tmp" "$kcache/vmlinuz"
+			fi
+		done
+	done
+	[ -s "$kcache/vmlinuz" ] || guac_die "no vmlinuz in the image .debs of $kver"
 	touch "$kcache/.fetched"
+fi
+
+# What make-initramfs.sh and build-module.sh read, from the .debs (also for
+# kernels fetched before these files existed):
+#   image-debs    the image's .debs, one path a line
+#   modules.map   "PATH DEB" for every module .ko in them
+#   toolchain     "host GCC" or "RELEASE GCC": the compiler the headers were
+#                 built with (their Depends), the host's or a chroot's
+if [ ! -f "$kcache/toolchain" ]; then
+	ls "$debs"/linux-image-"$kver"_*.deb "$debs"/linux-binary-"$kver"_*.deb \
+		"$debs"/linux-modules-"$kver"_*.deb 2>/dev/null >"$kcache/image-debs.tmp" || true
+	: >"$kcache/modules.map.tmp"
+	while read -r deb; do
+		dpkg-deb -c "$deb" | awk -v deb="$deb" \
+			'$NF ~ /\.ko(\.xz|\.zst|\.gz)?$/ { print $NF, deb }' >>"$kcache/modules.map.tmp"
+	done <"$kcache/image-debs.tmp"
+	[ -s "$kcache/modules.map.tmp" ] || guac_die "no modules in the image .debs of $kver"
+
+	cc=
+	for dep in $(deb_depends "$(ls "$debs"/linux-headers-"$kver"_*.deb)"); do
+		case "$dep" in
+		linux-compiler-gcc-*-x86) cc=$(echo "$dep" | sed 's/^linux-compiler-\(gcc-[0-9]*\)-x86$/\1/') ;;
+		gcc-*-for-host) cc=${dep%-for-host} ;;
+		gcc-[0-9]*) cc=$dep ;;
+		esac
+	done
+	[ -n "$cc" ] || guac_die "linux-headers-$kver names no compiler in its Depends"
+	[ "$toolchain" != host ] || command -v "$cc" >/dev/null ||
+		guac_die "$kver is built with $cc, which this machine lacks"
+	mv "$kcache/image-debs.tmp" "$kcache/image-debs"
+	mv "$kcache/modules.map.tmp" "$kcache/modules.map"
+	echo "$toolchain $cc" >"$kcache/toolchain"
 fi
 
 echo "$kver" >"$GUAC_VM_CACHE/series-$series"

@@ -39,15 +39,35 @@ guac_as_root() {
 
 . "$GUAC_TOP/scripts/vm/apt.sh"
 
-GUAC_SERIES="6.1 6.12"
+# The kernel series the harness knows (next: sid's kernel, only when named).
+GUAC_SERIES="5.10 6.1 6.12 6.12-rt latest next"
+# What make check runs (scripts/vm/check.sh's default): the full suite on
+# 6.1, 6.12 and latest, the smoke set (tests/vm/smoke/) on 5.10 and 6.12-rt.
+GUAC_CHECK_KERNELS="5.10:smoke 6.1 6.12 6.12-rt:smoke latest"
 
-# Per series: "debian-release image-meta headers-meta".
+# Per series: "apt-release image-meta headers-meta toolchain", where the
+# apt-release is a private apt of apt.sh and the toolchain is "host" (the
+# host's own gcc-12) or the Debian release of a chroot (chroot.sh) with the
+# gcc the headers were built with.
 guac_series_metas() {
 	case "$1" in
-	6.1) echo "bookworm linux-image-amd64 linux-headers-amd64" ;;
-	6.12) echo "bookworm linux-image-6.12-amd64 linux-headers-6.12-amd64" ;;
+	5.10) echo "bullseye linux-image-amd64 linux-headers-amd64 bullseye" ;;
+	6.1) echo "bookworm linux-image-amd64 linux-headers-amd64 host" ;;
+	6.12) echo "bookworm linux-image-6.12-amd64 linux-headers-6.12-amd64 host" ;;
+	6.12-rt) echo "bookworm linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 host" ;;
+	latest) echo "trixie-backports linux-image-amd64 linux-headers-amd64 trixie" ;;
+	next) echo "sid linux-image-amd64 linux-headers-amd64 sid" ;;
 	*) guac_die "unknown kernel series '$1' (known: $GUAC_SERIES)" ;;
 	esac
+}
+
+# A chroot of a Debian release, with the compilers the host lacks: what kbuild
+# needs for an external module with W=1 (perl: kernel-doc; dwarves: pahole for
+# the modules' BTF), besides the gcc-N a kernel's headers name.
+GUAC_CHROOT_PACKAGES="make libc6-dev perl bc bison flex libelf-dev libssl-dev kmod dwarves"
+
+guac_chroot_dir() {
+	echo "$GUAC_VM_CACHE/chroot-$1"
 }
 
 # The headers tree of a fetched Debian kernel, inside the cache.

@@ -5,10 +5,9 @@
 #
 # Pack build/vm/KVER/initramfs.cpio.gz (newc, gzip): static busybox, the
 # static guac and guac-vmtest, guacrng.ko, its test variant guacrng-test.ko
-# and the modules they depend on
-# (taken from the kernel's image .deb), the host programs listed in
-# tests/vm/host-programs (with their shared libraries), and tests/vm/ as /init,
-# /tests/runner.sh and /tests/scenarios/. GUAC_VM_SCENARIOS: the directories
+# and the modules they depend on (taken from the kernel's image .debs), the
+# host programs listed in tests/vm/host-programs (with their shared
+# libraries), and tests/vm/ as /init, /tests/runner.sh and /tests/scenarios/. GUAC_VM_SCENARIOS: the directories
 # whose *.sh become /tests/scenarios/ (default tests/vm/scenarios).
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -55,14 +54,19 @@ grep -v '^\s*\(#\|$\)' "$tests/host-programs" | while read -r prog; do
 	add_program "$prog"
 done
 
-# The distro modules guacrng.ko needs, dependencies first, decompressed
-# (busybox insmod reads plain .ko files only).
+# The distro modules guacrng.ko needs (rng-core on kernels whose hw_random
+# core is a module), dependencies first, decompressed (busybox insmod reads
+# plain .ko files only). fetch-kernel.sh lists every module of the image with
+# the .deb that holds it (modules.map): linux-image-KVER up to 6.x,
+# linux-modules-KVER on 7.x.
 add_module() {
-	local name=$1 deb path file ko dep
-	deb=$(cat "$kcache/deb") || guac_die "no Debian image for $kver: cannot add module $name"
+	local name=$1 line path deb file ko dep
+	[ -f "$kcache/modules.map" ] || guac_die "no modules.map for $kver: cannot add module $name"
 	grep -qx "$name.ko" "$root/lib/modules/deps.order" 2>/dev/null && return
-	path=$(grep -m 1 "/$(echo "$name" | sed 's/[-_]/[-_]/g')\.ko\(\.[a-z]*\)\?\$" \
-		"$kcache/modules.list") || guac_die "module $name is not in ${deb##*/}"
+	line=$(grep -m 1 "/$(echo "$name" | sed 's/[-_]/[-_]/g')\.ko\(\.[a-z]*\)\? " \
+		"$kcache/modules.map") || guac_die "module $name is not in the image of $kver"
+	path=${line%% *}
+	deb=${line#* }
 	file=$kcache/modules/${path##*/}
 	if [ ! -f "$file" ]; then
 		mkdir -p "$kcache/modules"

@@ -73,6 +73,7 @@ tr -d '\r' <"$out/tap.raw" >"$out/tap.txt"
 tap=$out/tap.txt
 plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$tap" | tail -n 1)
 passed=$(grep -c '^ok ' "$tap" || true)
+skipped=$(grep -c '^ok .* # SKIP ' "$tap" || true)
 failed=$(grep -c '^not ok ' "$tap" || true)
 boot=$(sed -n 's/^# suite time .* s, boot to suite start \([0-9.]*\) s$/\1/p' "$tap")
 suite=$(sed -n 's/^# suite time \([0-9.]*\) s.*/\1/p' "$tap")
@@ -100,7 +101,9 @@ if [ "$failed" != 0 ]; then
 fi
 grep '^# bench:' "$tap" | sed 's/^# bench: /  bench: /' || true
 if [ "$failed" = 0 ]; then
-	echo "vm-check $kver: PASS, $passed/$plan passed (boot ${boot:-?} s, suite ${suite:-?} s, VM ${elapsed} s)"
+	skips=
+	[ "$skipped" = 0 ] || skips=", $skipped of them skipped"
+	echo "vm-check $kver: PASS, $passed/$plan passed$skips (boot ${boot:-?} s, suite ${suite:-?} s, VM ${elapsed} s)"
 else
 	echo "vm-check $kver: FAIL, $passed passed, $failed failed${problem:+ ($problem)}; log: $out/console.log, TAP: $tap"
 	exit 1

@@ -44,6 +44,22 @@ tap_result() {
 	fi
 }
 
+# skip DESCRIPTION REASON: a test point this kernel cannot have, counted and
+# said so ("ok N - DESCRIPTION # SKIP REASON"), never left out silently. Only
+# for what the kernel lacks (see kernel_before), never for what fails.
+skip() {
+	tap_result 0 "$1 # SKIP $2"
+}
+
+# kernel_before MAJOR.MINOR: the running kernel is older than MAJOR.MINOR.
+kernel_before() {
+	local have want=$1
+
+	have=$(uname -r | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+	[ "${have%.*}" -lt "${want%.*}" ] ||
+		{ [ "${have%.*}" = "${want%.*}" ] && [ "${have#*.}" -lt "${want#*.}" ]; }
+}
+
 # Indent a command's output as TAP comments, at most 40 lines of it.
 tap_comment() {
 	awk 'NR <= 40 { print "# " $0 } END { if (NR > 40) print "# ... " NR - 40 " more lines" }'

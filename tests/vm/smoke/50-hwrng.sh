@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# The hwrng registers under the name of the instruction that feeds it and
+# /dev/hwrng reads from it.
+
+rng=/sys/class/misc/hw_random
+if grep -qw rdseed /proc/cpuinfo; then name=guacrng-rdseed; else name=guacrng-rdrand; fi
+
+check "the guest CPU has RDRAND (qemu -cpu max)" grep -qw rdrand /proc/cpuinfo
+check "rng_available lists $name" \
+	sh -c "cat $rng/rng_available && grep -qw $name $rng/rng_available"
+check "rng_current can select $name" \
+	sh -c "echo $name >$rng/rng_current && [ \"\$(cat $rng/rng_current)\" = $name ]"
+check "dd reads 64 KiB from /dev/hwrng, not all one byte" sh -c "
+	dd if=/dev/hwrng of=/tmp/hwrng bs=4K count=16 iflag=fullblock status=none &&
+	[ \$(wc -c </tmp/hwrng) = 65536 ] && [ \$(od -An -v -tx1 /tmp/hwrng | tr -s ' ' '\n' | sort -u | wc -l) -gt 200 ]"
+rm -f /tmp/hwrng

@@ -76,6 +76,59 @@ static void core_test_active_vectors(struct kunit *test)
 	}
 }
 
+/*
+ * guac_generate(), the path every read takes, with the active
+ * implementation against the portable one at odd offsets: skips that are not
+ * multiples of anything, lengths that are not multiples of 64 and long enough
+ * for the SIMD path (several FPU sections, too), around 1000 MiB and across
+ * the 2^64 block wrap. Loaded with impl=X, the active implementation must be
+ * X: with impl=avx512 on a CPU that has it (the Bochs suite, make
+ * check-avx512) this is AVX-512 code run by the kernel, checked byte for byte.
+ */
+static void core_test_active_odd_offsets(struct kunit *test)
+{
+	static const struct {
+		u64 block;
+		unsigned int skip;
+		size_t len;
+	} runs[] = {
+		{ (1000ULL << 20) / GUAC_BLOCK_SIZE, 13, 1000 },
+		{ (1000ULL << 20) / GUAC_BLOCK_SIZE, 13, 3 * GUAC_FPU_CHUNK + 77 },
+		{ 12345, 1, 257 },
+		{ 12345, 63, GUAC_FPU_CHUNK + 1 },
+		{ 0x0123456789abcdefULL, 31, 2 * GUAC_FPU_CHUNK - 3 },
+		{ U64_MAX - 5, 7, 1001 },
+		{ U64_MAX, 61, GUAC_FPU_CHUNK + 333 },
+	};
+	enum guac_impl active = guac_impl_active();
+	const char *reason = guac_impl_reason();
+	u8 *buf = kunit_kmalloc(test, CORE_TEST_MAX_LEN + 1, GFP_KERNEL);
+	u8 *ref = kunit_kmalloc(test, CORE_TEST_MAX_LEN, GFP_KERNEL);
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	kunit_info(test, "active implementation %s (%s)\n", guac_impl_names[active], reason);
+	if (!strncmp(reason, "impl=", 5))
+		KUNIT_EXPECT_STREQ_MSG(test, guac_impl_names[active], reason + 5,
+				       "forced with %s, but %s is active", reason,
+				       guac_impl_names[active]);
+
+	for (i = 0; i < ARRAY_SIZE(runs); i++) {
+		size_t len = runs[i].len;
+
+		memset(buf, 0xa5, len + 1);
+		guac_fill(GUAC_IMPL_GENERIC, ref, runs[i].block, runs[i].skip, len);
+		guac_generate(buf, runs[i].block, runs[i].skip, len);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf, ref, len,
+				       "%s: block %#llx skip %u len %zu",
+				       guac_impl_names[active], runs[i].block,
+				       runs[i].skip, len);
+		KUNIT_EXPECT_EQ_MSG(test, buf[len], 0xa5, "%s: wrote past len %zu",
+				    guac_impl_names[active], len);
+	}
+}
+
 /* Compare @impl with the portable implementation at one (block, skip, len). */
 static void core_expect_same(struct kunit *test, enum guac_impl impl, u8 *buf,
 			     u8 *ref, u64 block, unsigned int skip, size_t len)
@@ -305,6 +358,7 @@ static void core_test_zmm_policy(struct kunit *test)
 static struct kunit_case core_test_cases[] = {
 	KUNIT_CASE(core_test_vectors),
 	KUNIT_CASE(core_test_active_vectors),
+	KUNIT_CASE(core_test_active_odd_offsets),
 	KUNIT_CASE(core_test_section_boundaries),
 	KUNIT_CASE(core_test_random_runs),
 	KUNIT_CASE(core_test_no_simd_in_fpu_section),

@@ -5,11 +5,16 @@
  * giving fresh words, CF=0, a stuck word, all ones or all zeros), the last
  * repeating forever; fresh words are guac_insn_test_word(try), so every byte
  * delivered can be traced to the try that produced it. These complement the
- * load-time self-test (hwrng_selftest.c), which runs the named doubles.
+ * load-time self-test (hwrng_selftest.c), which runs the named doubles. The
+ * last case runs the real RDSEED and RDRAND where the CPU has them.
  */
 #include <kunit/test.h>
 #include <linux/bits.h>
+#include <linux/delay.h>
+#include <linux/sched.h>
 #include <linux/string.h>
+#include <uapi/linux/guacrng.h>
+#include "../../drivers/guacrng/guacrng.h"
 #include "../../drivers/guacrng/hwrng.h"
 
 #define HW_WINDOW GUAC_HEALTH_WINDOW
@@ -384,6 +389,101 @@ static void hw_test_health_recovery(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, guac_health_ok(h));
 }
 
+/* ====================== the real instructions ====================== */
+
+/*
+ * RDSEED and RDRAND themselves, through the instruction layer the hwrng reads
+ * (guac_insn_cpu), where the CPU has them: the doubles above prove the logic,
+ * this proves the asm and the CF test on a real (or emulated) CPU. Each word
+ * must come within the budget the hwrng gives it (RDSEED: a waiting reader's,
+ * with the same pause between tries), and the words must not all be equal.
+ * Then the whole data path over the real instruction: start-up window, health
+ * tests, bytes. A CPU without the instruction (QEMU's TCG has no RDSEED) skips
+ * with the reason; the Bochs suite (make check-avx512) runs both for real.
+ */
+#define HW_CPU_WORDS 64
+
+struct hw_cpu_case {
+	const char *name;
+	bool rdseed;
+	u32 feature;
+	unsigned int budget;
+};
+
+static const struct hw_cpu_case hw_cpu_cases[] = {
+	{ "RDSEED", true, GUAC_FEAT_RDSEED, GUAC_RDSEED_TRIES_WAIT },
+	{ "RDRAND", false, GUAC_FEAT_RDRAND, GUAC_RDRAND_TRIES },
+};
+
+static void hw_cpu_desc(const struct hw_cpu_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hw_cpu, hw_cpu_cases, hw_cpu_desc);
+
+static void hw_test_cpu_insn(struct kunit *test)
+{
+	const struct hw_cpu_case *c = test->param_value;
+	u64 *words = kunit_kcalloc(test, HW_CPU_WORDS, sizeof(*words), GFP_KERNEL);
+	struct guac_hwrng_src *src = kunit_kzalloc(test, sizeof(*src), GFP_KERNEL);
+	unsigned int i, tries, retries = 0, most = 0, distinct = 0;
+	struct guac_insn insn;
+	u8 buf[64];
+	int calls, got = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, words);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	if (!(guac_cpu_features() & c->feature))
+		kunit_skip(test, "this CPU has no %s: the real instruction is untested here",
+			   c->name);
+
+	guac_insn_init(&insn, &guac_insn_cpu);
+	for (i = 0; i < HW_CPU_WORDS; i++) {
+		for (tries = 0; tries < c->budget; tries++) {
+			if (tries && c->rdseed) {
+				udelay(1);
+				cond_resched();
+			}
+			if (c->rdseed ? guac_insn_rdseed64(&insn, &words[i]) :
+					guac_insn_rdrand64(&insn, &words[i]))
+				break;
+		}
+		KUNIT_ASSERT_LT_MSG(test, tries, c->budget,
+				    "%s word %u: CF clear on all %u tries", c->name, i,
+				    c->budget);
+		retries += tries;
+		most = max(most, tries);
+	}
+	for (i = 1; i < HW_CPU_WORDS; i++)
+		if (words[i] != words[0])
+			distinct++;
+	KUNIT_EXPECT_GT_MSG(test, distinct, 0, "%s gave %u words all equal to %#llx",
+			    c->name, HW_CPU_WORDS, words[0]);
+	kunit_info(test, "%s: %u words via guac_insn_cpu, %u retries (at most %u for one word)\n",
+		   c->name, HW_CPU_WORDS, retries, most);
+
+	/*
+	 * The hwrng's data path on the real instruction: a dry RDSEED may
+	 * return 0 (the hw_random core calls again), so a few calls, each
+	 * with the waiting budget; none may fail or trip a health test.
+	 */
+	guac_hwrng_src_init(src, &guac_insn_cpu, c->rdseed, false);
+	for (calls = 0; calls < 16 && got < (int)sizeof(buf); calls++) {
+		int ret = guac_hwrng_fill(src, buf + got, sizeof(buf) - got, true);
+
+		KUNIT_ASSERT_GE_MSG(test, ret, 0, "%s: guac_hwrng_fill failed", c->name);
+		got += ret;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, got, (int)sizeof(buf), "%s: %d of %zu bytes in %d calls",
+			    c->name, got, sizeof(buf), calls);
+	KUNIT_EXPECT_EQ(test, hw_stat(&src->stats.failures), 0);
+	KUNIT_EXPECT_EQ(test, hw_stat(&src->stats.health_failures), 0);
+	KUNIT_EXPECT_TRUE(test, guac_health_ok(&src->health));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, memchr_inv(buf, buf[0], sizeof(buf)),
+				  "%s: 64 bytes all %#x", c->name, buf[0]);
+}
+
 static struct kunit_case hw_test_cases[] = {
 	KUNIT_CASE(hw_test_startup_then_words),
 	KUNIT_CASE(hw_test_cf0_forever),
@@ -395,6 +495,7 @@ static struct kunit_case hw_test_cases[] = {
 	KUNIT_CASE(hw_test_health_proportion),
 	KUNIT_CASE(hw_test_health_stuck_bit),
 	KUNIT_CASE(hw_test_health_recovery),
+	KUNIT_CASE_PARAM(hw_test_cpu_insn, hw_cpu_gen_params),
 	{}
 };
 

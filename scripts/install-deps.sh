@@ -16,6 +16,7 @@ packages="
 	qemu-system-x86 busybox-static coreutils
 	dieharder rng-tools5 gnuplot-nox
 	linux-source-6.12
+	debhelper dh-dkms debootstrap e2fsprogs qemu-utils
 "
 
 missing=""

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages (debian/): guacrng-dkms and guacrng-tools.
+#
+#   make deb         dpkg-buildpackage in a clean copy of the tree; the .debs,
+#                    the source package and the .changes in build/deb/
+#   make lintian     lintian on them (in a bookworm chroot), no warning allowed
+#   make check-deb   the packages' host-side suite (tests/guest/test_deb.sh):
+#                    lintian, their files, the DKMS kernel regex, the sources
+#                    building against Debian's 6.1 and 6.12 headers, guac(1)
+
+deb: deps
+	scripts/guest/build-deb.sh $(BUILD)/deb
+
+lintian: deb
+	scripts/guest/lintian.sh
+
+check-deb: deb
+	TESTS=$(TOP)/tests/guest/test_deb.sh scripts/run-suites.sh deb
+
+check-suites: check-deb
+
+.PHONY: deb lintian check-deb

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A real Debian 12 guest, installed the way users do (tests/guest/README.md):
+#
+#   make guest-image          the guest's disk image, in the cache (made once)
+#   make check-guest          apt install the .debs of make deb, reboot, use
+#                             /dev/guac and rngd, apt purge, reboot (6.1)
+#   make check-guest-upgrade  the same across a kernel upgrade to Debian's
+#                             6.12, and the DKMS-from-source path
+#   make guest-shell          the guest with a root shell on the console
+#   make check-all            (vm.mk) includes check-guest-upgrade
+
+GUEST_BUILD := $(BUILD)/guest
+
+guest-image: deps
+	scripts/guest/make-image.sh
+
+check-guest: deb
+	tests/guest/check-guest.sh
+
+check-guest-upgrade: deb
+	tests/guest/check-guest.sh --upgrade
+
+guest-shell: guest-image
+	set -e; img=$$(scripts/guest/make-image.sh); kver=$$(cat $$img/kver); \
+	mkdir -p $(GUEST_BUILD)/shell; rm -f $(GUEST_BUILD)/shell/disk.qcow2; \
+	qemu-img create -q -f qcow2 -F raw -b $$img/root.img $(GUEST_BUILD)/shell/disk.qcow2; \
+	scripts/guest/run-guest.sh --shell $(GUEST_BUILD)/shell/disk.qcow2 \
+		$$img/boot/vmlinuz-$$kver $$img/boot/initrd.img-$$kver
+
+# In make check: 4 minutes warm on an idle 2-core machine, 11 at a load
+# average of 7 (tests/guest/README.md has the measurements).
+check-suites: check-guest
+
+# make check-all (scripts/make/vm.mk: make check on the whole VM matrix) runs
+# the kernel-upgrade scenario too.
+check-all: check-guest-upgrade
+
+.PHONY: guest-image check-guest check-guest-upgrade guest-shell

@@ -24,12 +24,7 @@ out=$GUAC_TOP/build/sparse
 check_variant() {
 	dir=$1
 	shift
-	mkdir -p "$dir/src/tests"
-	rsync -a --delete --include='*/' --include='*.[ch]' --include='Kbuild' --exclude='*' \
-		"$GUAC_TOP/drivers" "$GUAC_TOP/include" "$dir/src/"
-	rsync -a --delete --include='*/' --include='*.[ch]' --exclude='*' \
-		"$GUAC_TOP/tests/kunit" "$dir/src/tests/"
-	cp "$GUAC_TOP/Kbuild" "$dir/src/Kbuild"
+	guac_copy_module_sources "$dir"
 	# Not parallel: sparse's lines must follow the CHECK line of their file.
 	nice make -C "$kdir" M="$dir/src" C=2 W=1 "$@" modules >"$dir/sparse.log" 2>&1 || {
 		cat "$dir/sparse.log" >&2

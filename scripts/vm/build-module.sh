@@ -40,13 +40,7 @@ build_variant() {
 	local dir=$1 log
 	shift
 	log=$dir/module-build.log
-	mkdir -p "$dir/src/tests"
-	# Only the sources Kbuild reads.
-	rsync -a --delete --include='*/' --include='*.[ch]' --include='Kbuild' --exclude='*' \
-		"$GUAC_TOP/drivers" "$GUAC_TOP/include" "$dir/src/"
-	rsync -a --delete --include='*/' --include='*.[ch]' --exclude='*' \
-		"$GUAC_TOP/tests/kunit" "$dir/src/tests/"
-	cp "$GUAC_TOP/Kbuild" "$dir/src/Kbuild"
+	guac_copy_module_sources "$dir"
 	# shellcheck disable=SC2086
 	nice $inside make -s -C "$kdir" M="$dir/src" W=1 ${GUAC_MODULE_MAKEFLAGS:-} "$@" modules >"$log" 2>&1 || {
 		cat "$log" >&2

@@ -80,3 +80,16 @@ guac_series_kver() {
 	cat "$GUAC_VM_CACHE/series-$1" 2>/dev/null ||
 		guac_die "kernel series $1 not fetched yet (run scripts/vm/fetch-kernel.sh $1)"
 }
+
+# The module's sources as Kbuild reads them (drivers/, include/, the KUnit
+# suites and the top Kbuild), copied into DIR/src: the out-of-tree builds of
+# the harness and of sparse run there, never in the work tree. rsync keeps
+# timestamps, so rebuilds stay incremental.
+guac_copy_module_sources() {
+	mkdir -p "$1/src/tests"
+	rsync -a --delete --include='*/' --include='*.[ch]' --include='Kbuild' --exclude='*' \
+		"$GUAC_TOP/drivers" "$GUAC_TOP/include" "$1/src/"
+	rsync -a --delete --include='*/' --include='*.[ch]' --exclude='*' \
+		"$GUAC_TOP/tests/kunit" "$1/src/tests/"
+	cp "$GUAC_TOP/Kbuild" "$1/src/Kbuild"
+}

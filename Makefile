@@ -42,12 +42,18 @@ checkpatch: deps
 
 # `make check` runs every suite (check-suites, which the fragments extend)
 # between a record and a verify of the host's kernels and /boot: testing
-# must not change what this machine boots.
+# must not change what this machine boots. Meanwhile scripts/prefetch.sh
+# fills the cache (downloads, chroots, the guest image) in the background
+# while the suites compile; it never outlives make check.
 HOST_STATE := $(BUILD)/host-state
+PREFETCH   := $(BUILD)/prefetch.log
 
 check:
 	tests/host/host-guard.sh record $(HOST_STATE)
-	$(MAKE) --no-print-directory check-suites
+	$(MAKE) --no-print-directory deps
+	scripts/prefetch.sh start $(PREFETCH)
+	status=0; $(MAKE) --no-print-directory check-suites || status=$$?; \
+		scripts/prefetch.sh wait $(PREFETCH); exit $$status
 	tests/host/host-guard.sh verify $(HOST_STATE)
 
 check-suites: deps

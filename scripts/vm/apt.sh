@@ -79,8 +79,10 @@ guac_apt() {
 	[ -f "$dir/sources.list" ] && [ -f "$dir/etc/preferences.d/guacrng" ] ||
 		guac_apt_setup "$release"
 	# The sandbox user _apt may not write to our cache: we only download,
-	# and apt checks every file against the signed lists either way.
-	"$@" -q \
+	# and apt checks every file against the signed lists either way. One apt
+	# at a time per release (flock): a second `apt-get update` on the same
+	# lists would fail on apt's own lock instead of waiting.
+	flock "$dir/lock" "$@" -q \
 		-o Dir::Etc::sourcelist="$dir/sources.list" \
 		-o Dir::Etc::sourceparts=- \
 		-o Dir::Etc::preferences="$dir/etc/preferences" \

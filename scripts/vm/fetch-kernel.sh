@@ -21,6 +21,12 @@ series=$1
 set -- $(guac_series_metas "$series")
 release=$1 image_meta=$2 headers_meta=$3 toolchain=$4
 
+# One fetch of a series at a time: a second caller (make check's prefetch,
+# another make) waits and then finds everything in the cache.
+mkdir -p "$GUAC_VM_CACHE"
+exec 9>"$GUAC_VM_CACHE/series-$series.lock"
+flock 9
+
 guac_apt_fresh "$release"
 
 # The one package a meta-package depends on, without its prefix.

@@ -59,8 +59,11 @@ check:
 check-suites: deps
 	$(MAKE) check-user checkpatch check-host
 
+# Host-side tests of the harness itself: the host guard, and the triage of
+# the KCSAN run's reports.
 check-host:
-	TESTS=$(TOP)/tests/host/test_host_guard.sh scripts/run-suites.sh host
+	TESTS="$(TOP)/tests/host/test_host_guard.sh $(TOP)/tests/debug/test_kcsan_triage.sh" \
+		scripts/run-suites.sh host
 
 clean:
 	rm -rf $(BUILD)

@@ -36,6 +36,8 @@ cp "$tests/init.sh" "$root/init"
 cp "$tests/lib.sh" "$tests/runner.sh" "$tests/bench.sh" "$tests/demo.sh" "$root/tests/"
 # The statistical test scripts users run, to run them on the devices themselves.
 cp "$GUAC_TOP/scripts/dieharder.sh" "$GUAC_TOP/scripts/rngtest.sh" "$root/tests/"
+# The KCSAN run's report triage, the same program the host runs.
+cp "$GUAC_TOP/scripts/kernel/kcsan-triage.awk" "$root/tests/"
 mkdir -p "$root/tests/scenarios"
 for dir in ${GUAC_VM_SCENARIOS:-$tests/scenarios}; do
 	cp "$dir"/*.sh "$root/tests/scenarios/"

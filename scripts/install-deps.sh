@@ -14,7 +14,7 @@ packages="
 	clang lld llvm sparse
 	libcmocka-dev
 	qemu-system-x86 busybox-static coreutils
-	dieharder rng-tools5 gnuplot-nox
+	dieharder rng-tools5 gnuplot-nox dmsetup fio
 	linux-source-6.12
 	debhelper dh-dkms debootstrap e2fsprogs qemu-utils
 "

@@ -34,7 +34,7 @@ dkms-uninstall:
 	rm -rf $(DKMS_SRC)
 
 tools-install: tools
-	install -D -m 0755 $(BUILD)/userspace/guac $(DESTDIR)$(PREFIX)/bin/guac
+	$(MAKE) -C tools/userspace install O=$(BUILD)/userspace DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	install -D -m 0644 include/uapi/linux/guacrng.h $(DESTDIR)$(PREFIX)/include/linux/guacrng.h
 
 # make install into a scratch root, for each Debian kernel.

@@ -6,6 +6,8 @@
 #
 #   make bench           guac bench all: table and plot in build/bench/
 #   make bench-verify    guac verify throughput on a page-cached 1 GiB file
+#   make bench-storage   guac write/verify against dd and fio on tmpfs and a loop device
+#                        (root, fio): docs/results/storage-DATE.md
 #   make stat-quick      scripts/dieharder.sh --quick and scripts/rngtest.sh on the stream
 #   make stat-full       full dieharder battery on the stream and on /dev/urandom
 #                        (hours); dieharder's own output kept in build/stat/
@@ -30,6 +32,9 @@ bench-verify: tools
 	nice $(GUAC_BIN) verify $(VERIFY_FILE)
 	rm -f $(VERIFY_FILE)
 
+bench-storage: tools
+	scripts/bench-storage.sh
+
 stat-quick: tools
 	GUAC=$(GUAC_BIN) scripts/dieharder.sh guac --quick
 	GUAC=$(GUAC_BIN) scripts/rngtest.sh guac -c 10000
@@ -39,4 +44,4 @@ stat-full: tools
 	GUAC=$(GUAC_BIN) nice scripts/dieharder.sh guac --log $(STAT_DIR)/dieharder-guac.log
 	nice scripts/dieharder.sh /dev/urandom --log $(STAT_DIR)/dieharder-urandom.log
 
-.PHONY: bench bench-verify stat-quick stat-full
+.PHONY: bench bench-verify bench-storage stat-quick stat-full

@@ -9,6 +9,8 @@
 # host programs listed in tests/vm/host-programs (with their shared
 # libraries), and tests/vm/ as /init, /tests/runner.sh and /tests/scenarios/. GUAC_VM_SCENARIOS: the directories
 # whose *.sh become /tests/scenarios/ (default tests/vm/scenarios).
+# The distro modules listed in tests/vm/modules go, with their dependencies,
+# into /lib/modules/extra/ (extra.order): scenarios load those themselves.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -61,10 +63,14 @@ done
 # plain .ko files only). fetch-kernel.sh lists every module of the image with
 # the .deb that holds it (modules.map): linux-image-KVER up to 6.x,
 # linux-modules-KVER on 7.x.
+# set: deps (loaded by /init) or extra (loaded by the scenarios that need
+# them, with their own parameters).
+set=deps
 add_module() {
 	local name=$1 line path deb file ko dep
 	[ -f "$kcache/modules.map" ] || guac_die "no modules.map for $kver: cannot add module $name"
-	grep -qx "$name.ko" "$root/lib/modules/deps.order" 2>/dev/null && return
+	grep -qx "$name.ko" "$root/lib/modules/deps.order" "$root/lib/modules/$set.order" \
+		2>/dev/null && return
 	line=$(grep -m 1 "/$(echo "$name" | sed 's/[-_]/[-_]/g')\.ko\(\.[a-z]*\)\? " \
 		"$kcache/modules.map") || guac_die "module $name is not in the image of $kver"
 	path=${line%% *}
@@ -75,7 +81,8 @@ add_module() {
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$path" >"$file.tmp"
 		mv "$file.tmp" "$file"
 	fi
-	ko=$root/lib/modules/deps/$name.ko
+	mkdir -p "$root/lib/modules/$set"
+	ko=$root/lib/modules/$set/$name.ko
 	case "$file" in
 	*.xz) xz -dc "$file" >"$ko" ;;
 	*.zst) zstd -qdc "$file" >"$ko" ;;
@@ -85,10 +92,22 @@ add_module() {
 	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
 		add_module "$dep"
 	done
-	echo "$name.ko" >>"$root/lib/modules/deps.order"
+	echo "$name.ko" >>"$root/lib/modules/$set.order"
 }
 for dep in $(modinfo -F depends "$out/guacrng.ko" | tr , ' '); do
 	add_module "$dep"
+done
+# The kernel's own fault injectors and what they need (scsi_debug, sd_mod,
+# dm-flakey): not loaded at boot, since their parameters are the scenario's.
+# One the image lacks (or a kernel without a modules.map: the debug kernels)
+# is named in extra.missing, for the scenarios to skip what needs it.
+set=extra
+for mod in $(grep -v '^\s*\(#\|$\)' "$tests/modules"); do
+	if grep -q "/$(echo "$mod" | sed 's/[-_]/[-_]/g')\.ko\(\.[a-z]*\)\? " "$kcache/modules.map" 2>/dev/null; then
+		add_module "$mod"
+	else
+		echo "$mod" >>"$root/lib/modules/extra.missing"
+	fi
 done
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |

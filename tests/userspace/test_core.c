@@ -280,14 +280,17 @@ static void test_parse_sizes(void **state)
 		uint64_t value;
 	} good[] = {
 		{ "0", 0 }, { "64", 64 }, { "0x40", 64 }, { "1K", 1024 },
-		{ "1k", 1024 }, { "2KiB", 2048 }, { "3MB", 3u << 20 },
+		{ "1k", 1024 }, { "2KiB", 2048 }, { "3MiB", 3u << 20 },
+		/* Decimal units are powers of 1000; leading zeros are not octal. */
+		{ "3MB", 3000000 }, { "1kB", 1000 }, { "2TB", 2000000000000ULL },
+		{ "010", 10 }, { "08", 8 },
 		{ "1G", 1ULL << 30 }, { "1T", 1ULL << 40 }, { "1P", 1ULL << 50 },
 		{ "15E", 15ULL << 60 }, { "18446744073709551615", UINT64_MAX },
 		{ "0xffffffffffffffff", UINT64_MAX },
 	};
 	static const char *const bad[] = {
 		"", "-1", "K", "1X", "1KB2", "12 ", "18446744073709551616",
-		"16E", "0x1p3", "1.5G", " 1",
+		"16E", "0x1p3", "1.5G", " 1", "0x", "1mB", "19EB",
 	};
 	uint64_t v;
 	size_t i;

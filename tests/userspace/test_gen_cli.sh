@@ -53,8 +53,15 @@ check_eq "--length 0 writes nothing" "0" "$("$GUAC" gen --length 0 | wc -c | tr 
 check_eq "--length 3M writes 3 MiB" "3145728" "$("$GUAC" gen --length 3M | wc -c | tr -d ' ')"
 
 # Unbounded output into a reader that stops: quiet success on EPIPE.
-status=$( (sh -c "'$GUAC' gen --length 100M; echo \$? >&2" | head -c 10 >/dev/null) 2>&1)
-check_eq "EPIPE on bounded output exits 0 without a message" "0" "$status"
+status=$( (sh -c "'$GUAC' gen --length 100M 2>/dev/null; echo \$? >&2" | head -c 10 >/dev/null) 2>&1)
+check_eq "EPIPE before --length bytes exits 2" "2" "$status"
+msg=$( (sh -c "'$GUAC' gen --length 100M" | head -c 10 >/dev/null) 2>&1)
+case $msg in
+*"not written"*) ok "EPIPE before --length bytes says how many were not written ($msg)" ;;
+*) not_ok "EPIPE before --length bytes says how many were not written: '$msg'" ;;
+esac
+status=$( (sh -c "'$GUAC' gen --length 10; echo \$? >&2" | head -c 10 >/dev/null) 2>&1)
+check_eq "a reader that takes all --length bytes: exit 0" "0" "$status"
 status=$( (sh -c "'$GUAC' gen; echo \$? >&2" | head -c 1000 >/dev/null) 2>&1)
 check_eq "EPIPE ends unbounded output with status 0" "0" "$status"
 
@@ -77,5 +84,29 @@ rm -f /tmp/guac-gen-err.$$
 "$GUAC" gen --help | grep -q -- "--offset" && ok "--help documents --offset" || not_ok "--help documents --offset"
 "$GUAC" --help | grep -q "gen" && ok "guac --help lists gen" || not_ok "guac --help lists gen"
 "$GUAC" nosuchcmd >/dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
+
+# Numbers: decimal or 0x, never octal; binary and decimal units.
+check_eq "--length 010 is ten bytes, not octal" 10 "$("$GUAC" gen --length 010 | wc -c | tr -d ' ')"
+check_eq "--length 0x10 is 16 bytes" 16 "$("$GUAC" gen --length 0x10 | wc -c | tr -d ' ')"
+check_eq "--length 1kB is 1000 bytes" 1000 "$("$GUAC" gen --length 1kB | wc -c | tr -d ' ')"
+check_eq "--length 1KiB is 1024 bytes" 1024 "$("$GUAC" gen --length 1KiB | wc -c | tr -d ' ')"
+check_eq "--length 1MB is 10^6 bytes" 1000000 "$("$GUAC" gen --length 1MB | wc -c | tr -d ' ')"
+check_eq "--length 1M is 2^20 bytes" 1048576 "$("$GUAC" gen --length 1M | wc -c | tr -d ' ')"
+for cmd in gen write verify manifest bench; do
+	v=$("$GUAC" $cmd --version 2>&1)
+	case $v in
+	"guac $cmd "[0-9]*) ok "guac $cmd --version: $v" ;;
+	*) not_ok "guac $cmd --version: '$v'" ;;
+	esac
+done
+want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$(dirname "$0")/../../dkms.conf")
+check_eq "guac --version is dkms.conf's PACKAGE_VERSION" "guac $want (stream version 1)" "$("$GUAC" --version)"
+for cmd in gen write verify; do
+	if "$GUAC" $cmd --help | grep -q "kB, MB, GB, TB, PB, EB are"; then
+		ok "guac $cmd --help documents binary and decimal units"
+	else
+		not_ok "guac $cmd --help documents binary and decimal units"
+	fi
+done
 
 tap_end

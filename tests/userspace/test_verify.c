@@ -31,7 +31,7 @@ static char test_dir[] = "/tmp/guac-verify-test.XXXXXX";
 
 struct test_run {
 	int status;		/* exit code, or -1 if killed by a signal */
-	char out[16384];	/* standard output */
+	char out[1 << 19];	/* standard output: up to 1000 diagnosed sectors in JSON */
 	long maxrss_kb;
 };
 
@@ -372,6 +372,10 @@ static void test_usage_errors(void **state)
 	assert_int_equal(r.status, 2);
 	test_json_has(&r, "\"result\":\"error\"");
 	test_json_has(&r, "\"error\":\"Input/output error\"");
+	/* Retried sector by sector: all eight unreadable, listed apart from mismatches. */
+	assert_int_equal(test_json_u64(&r, "unreadable_sectors"), 8);
+	test_json_has(&r, "\"unreadable\":[{\"start\":0,\"length\":4096}]");
+	assert_int_equal(test_json_u64(&r, "bad_sectors"), 0);
 
 	test_run_guac(&r, NULL, (const char *[]){ "verify", "--help", NULL });
 	assert_int_equal(r.status, 0);

@@ -25,10 +25,12 @@ static void gen_usage(FILE *f)
 		"                      closes the pipe)\n"
 		"      --origin BLOCK  block index added to the position, mod 2^64 (default 0)\n"
 		"      --impl NAME     auto, generic, sse2, avx2 or avx512 (default auto)\n"
+		"      --version       print the version\n"
 		"  -h, --help          show this help\n\n"
-		"Numbers are decimal or 0x hex, with optional binary suffixes K, M, G, T, P, E\n"
-		"(1K = 1024). A closed pipe ends the output quietly with status 0.\n"
-		"Exit status: 0 on success, 2 on a usage or write error.\n");
+		GUAC_NUMBERS_HELP
+		"Without --length, a closed pipe ends the output quietly with status 0; with\n"
+		"it, a reader that goes away before --length bytes is an error.\n"
+		"Exit status: 0 on success, 2 on a usage or write error or a short --length.\n");
 }
 
 int guac_cmd_gen(int argc, char **argv)
@@ -99,8 +101,17 @@ int guac_cmd_gen(int argc, char **argv)
 		length -= n;
 	}
 	free(buf);
-	if (err == EPIPE)
+	/*
+	 * Unbounded output ends when the reader has had enough: normal. A bounded
+	 * one promised --length bytes, so a reader gone early is worth saying.
+	 */
+	if (err == EPIPE && !bounded)
 		return GUAC_EXIT_OK;
+	if (err == EPIPE) {
+		guac_err("the reader closed the pipe with %llu of the requested bytes not "
+			 "written", (unsigned long long)length);
+		return GUAC_EXIT_ERROR;
+	}
 	if (err) {
 		guac_err("write to standard output failed: %s", strerror(err));
 		return GUAC_EXIT_ERROR;

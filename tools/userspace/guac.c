@@ -12,7 +12,9 @@ static const struct {
 	const char *summary;
 } guac_cmds[] = {
 	{ "gen", guac_cmd_gen, "write the guacamole stream to stdout" },
+	{ "write", guac_cmd_write, "fill a block device or file with the stream, with a manifest" },
 	{ "verify", guac_cmd_verify, "check that a file, device or pipe holds the stream" },
+	{ "manifest", guac_cmd_manifest, "show or merge write manifests (shards)" },
 	{ "bench", guac_cmd_bench, "measure the core, the devices and their peers" },
 };
 
@@ -26,8 +28,9 @@ static void guac_usage(FILE *f)
 		"The guacamole stream: 2^64 blocks of 64 bytes, byte-for-byte what /dev/guac\n"
 		"serves at the same position.\n\nCommands:\n");
 	for (i = 0; i < GUAC_NR_CMDS; i++)
-		fprintf(f, "  %-8s %s\n", guac_cmds[i].name, guac_cmds[i].summary);
-	fprintf(f, "\n'guac COMMAND --help' describes each command.\n"
+		fprintf(f, "  %-9s %s\n", guac_cmds[i].name, guac_cmds[i].summary);
+	fprintf(f, "\n'guac COMMAND --help' describes each command; 'guac --version' (also\n"
+		"'guac COMMAND --version') prints the version.\n"
 		"Best implementation on this CPU: %s\n",
 		guac_impl_names[guac_impl_best()]);
 }
@@ -46,12 +49,21 @@ int main(int argc, char **argv)
 		guac_usage(stdout);
 		return GUAC_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		guac_print_version();
+		return GUAC_EXIT_OK;
+	}
 	for (i = 0; i < GUAC_NR_CMDS; i++) {
 		if (strcmp(argv[1], guac_cmds[i].name))
 			continue;
 		snprintf(prog, sizeof(prog), "guac %s", guac_cmds[i].name);
 		guac_prog = prog;
 		argv[1] = prog;		/* getopt's messages name the subcommand */
+		/* Every subcommand answers --version, whatever its own options. */
+		if (guac_want_version(argc - 1, argv + 1)) {
+			guac_print_version();
+			return GUAC_EXIT_OK;
+		}
 		return guac_cmds[i].run(argc - 1, argv + 1);
 	}
 	guac_err("unknown command '%s' (try 'guac --help')", argv[1]);

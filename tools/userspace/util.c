@@ -11,6 +11,10 @@
 #include "libguac.h"
 #include "util.h"
 
+#ifndef GUAC_VERSION
+#error "GUAC_VERSION comes from dkms.conf through the Makefile"
+#endif
+
 const char *guac_prog = "guac";
 
 void guac_err(const char *fmt, ...)
@@ -24,45 +28,74 @@ void guac_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * Binary suffixes (K, KiB, M, MiB, ... E, EiB: powers of 1024) and decimal ones
+ * (kB, KB, MB, GB, TB, PB, EB: powers of 1000). Storage vendors sell decimal
+ * terabytes and the kernel counts binary sectors; both must be sayable.
+ */
+static bool guac_suffix_scale(const char *sfx, uint64_t *scale)
+{
+	static const char units[] = "KMGTPE";
+	const char *p;
+	uint64_t m = 1;
+	int i, n;
+
+	if (!*sfx) {
+		*scale = 1;
+		return true;
+	}
+	p = strchr(units, toupper((unsigned char)sfx[0]));
+	if (!p || !sfx[0])
+		return false;
+	n = (int)(p - units) + 1;
+	if (!sfx[1] || !strcmp(sfx + 1, "iB")) {
+		for (i = 0; i < n; i++)
+			m <<= 10;
+	} else if (!strcmp(sfx + 1, "B") && (sfx[0] == 'k' || isupper((unsigned char)sfx[0]))) {
+		for (i = 0; i < n; i++)
+			m *= 1000;
+	} else {
+		return false;
+	}
+	*scale = m;
+	return true;
+}
+
 bool guac_parse_u64(const char *what, const char *s, uint64_t *out)
 {
-	static const char suffixes[] = "KMGTPE";
 	unsigned long long v;
-	const char *p;
+	uint64_t scale;
 	char *end;
-	int shift = 0;
+	int base = 10;
 
 	if (!*s || !isdigit((unsigned char)*s)) {
 		guac_err("invalid %s '%s': expected a non-negative number", what, s);
 		return false;
 	}
+	/* Base 10 or 0x only: "010" is ten, never octal eight. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		if (!isxdigit((unsigned char)s[2])) {
+			guac_err("invalid %s '%s': no hex digits after 0x", what, s);
+			return false;
+		}
+	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno == ERANGE) {
 		guac_err("invalid %s '%s': larger than 2^64-1", what, s);
 		return false;
 	}
-	if (*end) {
-		p = strchr(suffixes, toupper((unsigned char)*end));
-		if (!p) {
-			guac_err("invalid %s '%s': unknown suffix '%s' (use K, M, G, T, P or E)",
-				 what, s, end);
-			return false;
-		}
-		shift = 10 * (int)(p - suffixes + 1);
-		end++;
-		if (!strcmp(end, "iB") || !strcmp(end, "B"))
-			end += strlen(end);
-		if (*end) {
-			guac_err("invalid %s '%s': trailing characters '%s'", what, s, end);
-			return false;
-		}
-		if (v > (~0ULL >> shift)) {
-			guac_err("invalid %s '%s': larger than 2^64-1", what, s);
-			return false;
-		}
+	if (!guac_suffix_scale(end, &scale)) {
+		guac_err("invalid %s '%s': unknown suffix '%s' (binary K, M, G, T, P, E or "
+			 "KiB...EiB; decimal kB, MB, GB, TB, PB, EB)", what, s, end);
+		return false;
 	}
-	*out = (uint64_t)v << shift;
+	if (scale > 1 && v > UINT64_MAX / scale) {
+		guac_err("invalid %s '%s': larger than 2^64-1", what, s);
+		return false;
+	}
+	*out = (uint64_t)v * scale;
 	return true;
 }
 
@@ -153,4 +186,38 @@ void guac_json_string(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+const char *guac_version(void)
+{
+	return GUAC_VERSION;
+}
+
+bool guac_want_version(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--version"))
+			return true;
+	}
+	return false;
+}
+
+void guac_print_version(void)
+{
+	printf("%s %s (stream version %d)\n", guac_prog, GUAC_VERSION, GUAC_STREAM_VERSION);
+}
+
+void guac_stream_at(int impl, uint8_t *buf, uint64_t origin, uint64_t offset, uint64_t rel,
+		    size_t len)
+{
+	/* Block and byte apart: offset + rel may pass 2^64, and the stream wraps by block. */
+	u64 block = origin + (offset >> GUAC_BLOCK_SHIFT);
+	unsigned int skip = (unsigned int)(offset & (GUAC_BLOCK_SIZE - 1));
+
+	guac_pos_advance(&block, &skip, rel);
+	guac_fill((enum guac_impl)impl, buf, block, skip, len);
 }

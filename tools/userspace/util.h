@@ -18,9 +18,11 @@ extern const char *guac_prog;	/* "guac gen" etc., for messages */
 void guac_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Parse a byte count or index: decimal or 0x hex, optionally followed by a
- * binary suffix K, M, G, T, P or E (also "KiB", "KB", lower case). Returns
- * false, with a message naming @what, on anything else or on overflow.
+ * Parse a byte count or index: decimal or 0x hex (never octal: "010" is 10),
+ * optionally followed by a binary suffix K, M, G, T, P, E or KiB ... EiB
+ * (powers of 1024, any case) or a decimal one kB, MB, GB, TB, PB, EB (powers
+ * of 1000). Returns false, with a message naming @what, on anything else or
+ * on overflow.
  */
 bool guac_parse_u64(const char *what, const char *s, uint64_t *out);
 
@@ -44,5 +46,33 @@ void guac_json_string(FILE *f, const char *s);
 
 /* Page-aligned allocation that is freed with free(); exits on failure. */
 void *guac_alloc(size_t size);
+
+/*
+ * Stream bytes [@offset + @rel, ... + @len) seen from block @origin, with the
+ * block arithmetic done mod 2^64 as guac gen does it.
+ */
+void guac_stream_at(int impl, uint8_t *buf, uint64_t origin, uint64_t offset, uint64_t rel,
+		    size_t len);
+
+/* The text every --help ends its number rules with. */
+#define GUAC_NUMBERS_HELP \
+	"Numbers are decimal or 0x hex (never octal: 010 is ten). Suffixes K, M, G, T,\n" \
+	"P, E and KiB ... EiB are binary (1K = 1024); kB, MB, GB, TB, PB, EB are\n" \
+	"decimal (1MB = 1000000).\n"
+
+/*
+ * The stream's definition version: bumped only if the bytes of the stream
+ * ever changed, so manifests say which stream they were written with.
+ */
+#define GUAC_STREAM_VERSION 1
+
+/* GUAC_VERSION, from dkms.conf's PACKAGE_VERSION through the Makefile. */
+const char *guac_version(void);
+
+/* True if argv (before any "--") asks for --version. */
+bool guac_want_version(int argc, char **argv);
+
+/* "guac CMD 0.1.0 (stream version 1)" on standard output. */
+void guac_print_version(void);
 
 #endif /* GUAC_UTIL_H */

@@ -39,7 +39,14 @@ void guac_badlog_init(struct guac_badlog *log, struct guac_range *kept, size_t c
 void guac_badlog_scan(struct guac_badlog *log, const uint8_t *got, const uint8_t *want,
 		      size_t len, uint64_t pos, unsigned int sector);
 
-/* Append everything @part logged (all later than @log's ranges) to @log. */
+/* Log [start, end) as bad as a whole (unreadable sectors): no bytes compared. */
+void guac_badlog_mark(struct guac_badlog *log, uint64_t start, uint64_t end, unsigned int sector);
+
+/*
+ * Append everything @part logged (all later than @log's ranges) to @log.
+ * Totals stay exact when @part kept only its first ranges, provided @part
+ * keeps at least as many as @log.
+ */
 void guac_badlog_merge(struct guac_badlog *log, const struct guac_badlog *part);
 
 #endif /* GUAC_VERIFY_H */

@@ -53,15 +53,28 @@ void guac_badlog_scan(struct guac_badlog *log, const uint8_t *got, const uint8_t
 	}
 }
 
+void guac_badlog_mark(struct guac_badlog *log, uint64_t start, uint64_t end, unsigned int sector)
+{
+	log->bad_sectors += (end - start + sector - 1) / sector;
+	guac_badlog_add_range(log, start, end);
+}
+
 void guac_badlog_merge(struct guac_badlog *log, const struct guac_badlog *part)
 {
-	uint64_t i;
+	uint64_t i, kept = part->nranges < part->cap ? part->nranges : part->cap;
 
 	if (!part->nranges)
 		return;
-	/* @part's caller sized it to keep every range of one chunk. */
-	for (i = 0; i < part->nranges && i < part->cap; i++)
+	for (i = 0; i < kept; i++)
 		guac_badlog_add_range(log, part->kept[i].start, part->kept[i].end);
+	/*
+	 * Ranges @part counted but did not keep: none touches another, so each is
+	 * one more range here; only the latest is known in full.
+	 */
+	if (part->nranges > kept) {
+		log->nranges += part->nranges - kept;
+		log->last = part->last;
+	}
 	log->bad_sectors += part->bad_sectors;
 	log->bad_bytes += part->bad_bytes;
 	if (!log->have_first && part->have_first) {

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Shards: N processes each write one of N contiguous sector-aligned parts
+# (--shard K/N, JOB_COMPLETION_INDEX with --shards or GUAC_SHARDS, Slurm's
+# array variables), each with its own manifest part; guac manifest merge
+# checks the coverage (no gap, no overlap, all complete, one fill) and the
+# merged manifest verifies. TAP output.
+set -u
+GUAC=${GUAC:-build/userspace/guac}
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+tap_begin
+f=$tmp/f
+L=$((10 * 1048576 + 4096))	# 20488 sectors: 4 shards of 5122 sectors
+"$GUAC" write --shard 0/4 --length $L --jobs 2 -m "$tmp/p0.json" "$f" >/dev/null 2>&1
+check "--shard 0/4 exits 0" "[ \$? -eq 0 ]"
+JOB_COMPLETION_INDEX=1 "$GUAC" write --shards 4 --length $L -m "$tmp/p1.json" "$f" >/dev/null 2>&1
+check "JOB_COMPLETION_INDEX=1 --shards 4 exits 0" "[ \$? -eq 0 ]"
+JOB_COMPLETION_INDEX=2 GUAC_SHARDS=4 "$GUAC" write --length $L -m "$tmp/p2.json" "$f" >/dev/null 2>&1
+check "JOB_COMPLETION_INDEX=2 GUAC_SHARDS=4 exits 0" "[ \$? -eq 0 ]"
+SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_COUNT=4 SLURM_ARRAY_TASK_MIN=1 \
+	"$GUAC" write --length $L -m "$tmp/p3.json" "$f" >/dev/null 2>&1
+check "SLURM_ARRAY_TASK_ID=4 of 1-4 exits 0" "[ \$? -eq 0 ]"
+for k in 0 1 2 3; do
+	check "part $k is shard $k/4" "grep -q '\"shard\": {\"index\": $k, \"count\": 4}' '$tmp/p$k.json'"
+done
+check "shard 1 starts at sector 5122" "grep -q '\"device_offset\": $((5122 * 512)), \"stream_offset\"' '$tmp/p1.json'"
+check "the file is the whole stream range" "\"$GUAC\" gen --length $L | cmp -s - '$f'"
+"$GUAC" verify -m "$tmp/p2.json" >/dev/null 2>&1
+check "one part verifies on its own" "[ \$? -eq 0 ]"
+
+"$GUAC" manifest merge "$tmp/all.json" "$tmp/p3.json" "$tmp/p1.json" "$tmp/p0.json" "$tmp/p2.json" >"$tmp/o" 2>&1
+check "merge of the 4 parts (any order): exit 0" "[ \$? -eq 0 ]"
+check "the merged manifest is shard 0/1, complete" \
+	"grep -q '\"shard\": {\"index\": 0, \"count\": 1}' '$tmp/all.json' && grep -q '\"status\": \"complete\"' '$tmp/all.json'"
+"$GUAC" verify -m "$tmp/all.json" >"$tmp/v" 2>&1
+check "the merged manifest verifies all $L bytes" "[ \$? -eq 0 ] && grep -q '^OK: $L bytes' '$tmp/v'"
+
+"$GUAC" manifest merge "$tmp/gap.json" "$tmp/p0.json" "$tmp/p1.json" "$tmp/p3.json" >/dev/null 2>"$tmp/e"
+check "a missing part is a gap: exit 1, nothing written" \
+	"[ \$? -eq 1 ] && grep -q 'gap: shard 2/4 is missing' '$tmp/e' && [ ! -e '$tmp/gap.json' ]"
+"$GUAC" manifest merge "$tmp/ov.json" "$tmp/p0.json" "$tmp/p1.json" "$tmp/p1.json" "$tmp/p2.json" "$tmp/p3.json" >/dev/null 2>"$tmp/e"
+check "a part given twice is an overlap: exit 1" "[ \$? -eq 1 ] && grep -q 'overlap' '$tmp/e'"
+"$GUAC" write --shard 1/3 --length $L -m "$tmp/q1.json" "$tmp/g" >/dev/null 2>&1
+"$GUAC" manifest merge "$tmp/mix.json" "$tmp/p0.json" "$tmp/q1.json" >/dev/null 2>"$tmp/e"
+check "parts of different splits: exit 1 (shard count differs)" "[ \$? -eq 1 ] && grep -q 'shard count differs' '$tmp/e'"
+"$GUAC" write --shard 1/4 --length $L --origin 3 -m "$tmp/o1.json" "$tmp/g" >/dev/null 2>&1
+"$GUAC" manifest merge "$tmp/mix.json" "$tmp/p0.json" "$tmp/o1.json" "$tmp/p2.json" "$tmp/p3.json" >/dev/null 2>"$tmp/e"
+check "parts of another origin: exit 1" "[ \$? -eq 1 ] && grep -q 'origin differs' '$tmp/e'"
+sed 's/"status": "complete"/"status": "interrupted"/; 0,/"done": [0-9]*/s//"done": 0/; s/"verified": [0-9]*/"verified": 0/' "$tmp/p2.json" >"$tmp/i2.json"
+"$GUAC" manifest merge "$tmp/inc.json" "$tmp/p0.json" "$tmp/p1.json" "$tmp/i2.json" "$tmp/p3.json" >/dev/null 2>"$tmp/e"
+check "an incomplete part: exit 1" "[ \$? -eq 1 ] && grep -q 'is interrupted' '$tmp/e'"
+sed '0,/"length": \([0-9]*\)/s//"length": 512/' "$tmp/p1.json" >"$tmp/e1.json"
+"$GUAC" manifest merge "$tmp/ed.json" "$tmp/p0.json" "$tmp/e1.json" "$tmp/p2.json" "$tmp/p3.json" >/dev/null 2>"$tmp/e"
+check "a part with edited lengths: exit 2 (inconsistent)" "[ \$? -eq 2 ] && grep -q 'inconsistent' '$tmp/e'"
+
+# Shard arguments that make no sense, before anything is written.
+printf 'keep' >"$tmp/k"
+for env in "SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_COUNT=4" "JOB_COMPLETION_INDEX=4 GUAC_SHARDS=4" \
+	"SLURM_ARRAY_TASK_ID=1"; do
+	env $env "$GUAC" write --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
+	rc=$?
+	check "$env: exit 2, target untouched" "[ $rc -eq 2 ] && [ \"\$(cat '$tmp/k')\" = keep ]"
+done
+"$GUAC" write --shard 5/4 --length 4096 "$tmp/k" >/dev/null 2>&1
+check "--shard 5/4: exit 2" "[ \$? -eq 2 ] && [ \"\$(cat '$tmp/k')\" = keep ]"
+"$GUAC" write --shard 9/16 --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
+check "more shards than sectors: exit 2 (empty shard)" "[ \$? -eq 2 ] && grep -q 'is empty' '$tmp/e'"
+tap_end

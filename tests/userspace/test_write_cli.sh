@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# guac write on regular files: the bytes are guac gen's, every range option
+# lands where it says, and every wrong argument is refused with a message
+# and exit status 2 before a single byte of the target changes. TAP output.
+set -u
+GUAC=${GUAC:-build/userspace/guac}
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+tap_begin
+f=$tmp/f
+"$GUAC" write --length 3M --jobs 3 --bs 64K "$f" >"$tmp/out" 2>&1
+check "write --length 3M --jobs 3 exits 0" "[ $? -eq 0 ]"
+check "the file is guac gen --length 3M" "\"$GUAC\" gen --length 3M | cmp -s - '$f'"
+check "the report says OK, fsynced and buffered" \
+	"grep -q '^OK: 3145728 of 3145728 bytes (3.00 MiB) durable (fsynced)' '$tmp/out' && grep -q 'buffered I/O, 3 jobs' '$tmp/out'"
+"$GUAC" write --seek 1000 --offset 777 --origin 9 --length 5000 --sync "$f" >/dev/null 2>&1
+check "write --seek 1000 --offset 777 --origin 9 --length 5000 --sync" "[ $? -eq 0 ]"
+tail -c +1001 "$f" | head -c 5000 >"$tmp/mid"
+check "bytes 1000-5999 are gen --origin 9 --offset 777 --length 5000" \
+	"\"$GUAC\" gen --origin 9 --offset 777 --length 5000 | cmp -s - '$tmp/mid'"
+"$GUAC" gen --length 1000 >"$tmp/head"
+"$GUAC" gen --offset 6000 --length $((3145728 - 6000)) >"$tmp/tail"
+check "bytes before and after are untouched" \
+	"head -c 1000 '$f' | cmp -s - '$tmp/head' && tail -c +6001 '$f' | cmp -s - '$tmp/tail'"
+check "the file keeps its size (never truncated)" "[ \$(stat -c %s '$f') -eq 3145728 ]"
+"$GUAC" write "$f" >/dev/null 2>&1
+check "default length: the rest of the file" "[ \$? -eq 0 ] && \"$GUAC\" gen --length 3M | cmp -s - '$f'"
+"$GUAC" verify --seek 1000 --offset 777 --origin 9 --length 5000 "$f" >/dev/null 2>&1
+check "verify of a range that was overwritten fails" "[ \$? -eq 1 ]"
+
+# Ctrl-C during a write: clean stop, the manifest says how far it got.
+"$GUAC" write --length 4G --bs 4K --sync -m "$tmp/int.json" "$tmp/int" >"$tmp/int.txt" 2>&1 &
+pid=$!
+sleep 0.3
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 130, INTERRUPTED with the durable count" \
+	"[ $rc -eq 130 ] && grep -q '^INTERRUPTED: [0-9]* of 4294967296 bytes' '$tmp/int.txt'"
+check "SIGINT: the manifest says interrupted" "grep -q '\"status\": \"interrupted\"' '$tmp/int.json'"
+done_bytes=$(grep -o '"done": [0-9]*' "$tmp/int.json" | sed 's/.*: //')
+check "SIGINT: the recorded $done_bytes bytes verify" \
+	"\"$GUAC\" verify --length $done_bytes '$tmp/int' >/dev/null"
+
+# The progress line: on a terminal (script(1)'s pseudo-terminal) only. 8 MiB of
+# O_DSYNC 4K writes take well over the 0.5 s between lines.
+if command -v script >/dev/null; then
+	script -qec "'$GUAC' write --length 8M --bs 4K --sync '$tmp/p'" /dev/null >"$tmp/tty" 2>&1
+	check "write on a terminal draws 'write: X of 8.00 MiB, R MB/s, ETA h:mm:ss'" \
+		"grep -q 'write: [0-9.]* [KM]iB of 8.00 MiB, [0-9.]* [MG]B/s, ETA [0-9]:[0-9][0-9]:[0-9][0-9]' '$tmp/tty'"
+	"$GUAC" write --length 8M --bs 4K --sync "$tmp/p" >/dev/null 2>"$tmp/err"
+	check "no progress when standard error is not a terminal" "[ ! -s '$tmp/err' ]"
+else
+	ok "progress line # SKIP script(1) missing"
+fi
+
+# A file size limit (EFBIG) is reported like ENOSPC: durable bytes, exit 2.
+sh -c "ulimit -f 2048; exec '$GUAC' write --length 4M -m '$tmp/fb.json' '$tmp/fb'" >"$tmp/fb.txt" 2>&1
+rc=$?
+check "EFBIG: exit 2, FAILED and 1 MiB durable" \
+	"[ $rc -eq 2 ] && grep -q '^FAILED: File too large at device byte 1048576' '$tmp/fb.txt' && grep -q '^DURABLE: 1048576 of 4194304 bytes' '$tmp/fb.txt'"
+check "EFBIG: the manifest says failed with 1048576 done" \
+	"grep -q '\"status\": \"failed\"' '$tmp/fb.json' && grep -q '\"done\": 1048576' '$tmp/fb.json'"
+
+# Wrong arguments: message, exit 2, target unchanged (and not created).
+head -c 65536 /dev/urandom >"$tmp/victim"
+before=$(cksum <"$tmp/victim")
+printf 'not json' >"$tmp/bad.json"
+for args in "--length 1X" "--length 010x" "--seek -1" "--offset 0x" "--jobs 0" "--jobs 257" \
+	"--bs 100" "--bs 128M" "--shard 3/3" "--shard 1" "--shard a/b" "--shards 4" \
+	"--direct --buffered" "--length 0" "--bogus" "--manifest $tmp/bad.json" \
+	"--direct --seek 100 --length 4096" "--direct --length 1000" "--impl avx1024" \
+	"--seek 18446744073709551615 --length 2" "--manifest /nonexistent-dir/m.json"; do
+	# shellcheck disable=SC2086
+	"$GUAC" write $args "$tmp/victim" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	if [ $rc -eq 2 ] && [ -s "$tmp/e" ] && [ "$(cksum <"$tmp/victim")" = "$before" ]; then
+		ok "rejects '$args': $(head -1 "$tmp/e")"
+	else
+		not_ok "rejects '$args': status $rc, message '$(cat "$tmp/e")'"
+	fi
+done
+"$GUAC" write "$tmp/victim" extra >/dev/null 2>&1
+check "an extra argument: exit 2" "[ \$? -eq 2 ] && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"
+"$GUAC" write >/dev/null 2>&1
+check "no TARGET: exit 2" "[ \$? -eq 2 ]"
+"$GUAC" write --length 1M "$tmp" >/dev/null 2>"$tmp/e"
+check "a directory: exit 2" "[ \$? -eq 2 ] && grep -q directory '$tmp/e'"
+"$GUAC" write "$tmp/new" >/dev/null 2>"$tmp/e"
+check "a new file without --length: exit 2, not created" "[ \$? -eq 2 ] && [ ! -e '$tmp/new' ]"
+"$GUAC" write --length 1M /dev/null >/dev/null 2>"$tmp/e"
+check "a character device: exit 2" "[ \$? -eq 2 ] && grep -q 'neither a regular file nor a block device' '$tmp/e'"
+JOB_COMPLETION_INDEX=1 "$GUAC" write --length 1M "$tmp/victim" >/dev/null 2>"$tmp/e"
+check "JOB_COMPLETION_INDEX without a count: exit 2, target unchanged" \
+	"[ \$? -eq 2 ] && grep -q GUAC_SHARDS '$tmp/e' && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"
+"$GUAC" write --help >"$tmp/h"
+for opt in --offset --length --origin --seek --direct --buffered --bs --jobs --sync --manifest \
+	--shard --shards --impl --version --help; do
+	grep -q -- "$opt" "$tmp/h" || not_ok "write --help documents $opt"
+done
+ok "write --help documents every option"
+tap_end

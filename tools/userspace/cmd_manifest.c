@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * guac manifest: show a manifest, or merge the parts that the shards of one
+ * fill wrote (guac write --shard K/N) into one manifest of the whole fill,
+ * after checking that they describe the same fill and cover it exactly.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds.h"
+#include "manifest.h"
+#include "util.h"
+
+static void manifest_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: guac manifest show FILE\n"
+		"       guac manifest merge OUT PART...\n\n"
+		"show   check FILE and print it with a summary: the fill, its ranges, what\n"
+		"       is done and verified, and the earlier fills of the target\n"
+		"merge  combine the manifests written by `guac write --shard K/N` (one per\n"
+		"       shard, K = 0 ... N-1) into OUT, the manifest of the whole fill. The\n"
+		"       parts must be of the same fill (origin, offsets, length, sector and\n"
+		"       block size, target size and identity), complete, and together cover\n"
+		"       the fill with no gap and no overlap.\n\n"
+		"      --version  print the version\n"
+		"  -h, --help     show this help\n\n"
+		"Exit status: 0 done, 1 the parts do not make a whole fill (gap, overlap,\n"
+		"incomplete or different fills), 2 a usage error or an invalid manifest.\n");
+}
+
+static int manifest_show(const char *path)
+{
+	static struct guac_manifest m;
+	uint64_t done, verified = 0;
+	char human[32];
+	unsigned int i;
+
+	if (!guac_manifest_load(path, &m))
+		return GUAC_EXIT_ERROR;
+	done = guac_manifest_done(&m);
+	for (i = 0; i < m.nranges; i++)
+		verified += m.range[i].verified;
+	guac_fmt_bytes(human, sizeof(human), (double)m.length);
+	printf("# %s: %s fill of %" PRIu64 " bytes (%s) of '%s' at device byte %" PRIu64
+	       ", stream offset %" PRIu64 ", origin %" PRIu64 "; shard %u/%u, %" PRIu64
+	       " of %" PRIu64 " bytes done, %" PRIu64 " verified; %u earlier fill%s\n",
+	       path, m.status, m.length, human, m.target_path, m.device_offset, m.stream_offset,
+	       m.origin, m.shard_index, m.shard_count, done, guac_manifest_ranges_length(&m),
+	       verified, m.nhistory, m.nhistory == 1 ? "" : "s");
+	guac_manifest_print(stdout, &m);
+	return GUAC_EXIT_OK;
+}
+
+static int manifest_range_cmp(const void *a, const void *b)
+{
+	const struct guac_manifest_range *x = a, *y = b;
+
+	return x->device_offset < y->device_offset ? -1 : x->device_offset > y->device_offset;
+}
+
+/* The fields every part of one fill shares; @why names the first that differs. */
+static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_manifest *b,
+			       const char **why)
+{
+	*why = a->origin != b->origin ? "origin" :
+	       a->stream_offset != b->stream_offset ? "stream_offset" :
+	       a->device_offset != b->device_offset ? "device_offset" :
+	       a->length != b->length ? "length" :
+	       a->sector_size != b->sector_size ? "sector_size" :
+	       a->block_size != b->block_size ? "block_size" :
+	       a->target_size != b->target_size ? "target size" :
+	       strcmp(a->target_type, b->target_type) ? "target type" :
+	       strcmp(a->serial, b->serial) ? "target serial" :
+	       strcmp(a->wwid, b->wwid) ? "target wwid" :
+	       a->shard_count != b->shard_count ? "shard count" : NULL;
+	return !*why;
+}
+
+static int manifest_merge(const char *out, int nparts, char **parts)
+{
+	static struct guac_manifest part, whole;
+	unsigned char *seen = NULL;
+	uint64_t pos;
+	const char *why;
+	unsigned int i;
+	int p;
+
+	for (p = 0; p < nparts; p++) {
+		if (!guac_manifest_load(parts[p], &part))
+			return GUAC_EXIT_ERROR;
+		if (!p) {
+			whole = part;
+			whole.nranges = 0;
+			seen = calloc(part.shard_count, 1);
+			if (!seen) {
+				guac_err("out of memory");
+				return GUAC_EXIT_ERROR;
+			}
+		} else if (!manifest_same_fill(&whole, &part, &why)) {
+			guac_err("'%s' is not of the same fill as '%s': its %s differs", parts[p],
+				 parts[0], why);
+			return GUAC_EXIT_FAIL;
+		}
+		if (seen[part.shard_index]) {
+			guac_err("overlap: shard %u/%u appears twice (again in '%s')",
+				 part.shard_index, part.shard_count, parts[p]);
+			return GUAC_EXIT_FAIL;
+		}
+		seen[part.shard_index] = 1;
+		if (strcmp(part.status, "complete")) {
+			guac_err("'%s' (shard %u/%u) is %s: %" PRIu64 " of %" PRIu64 " bytes done; "
+				 "rerun that shard first", parts[p], part.shard_index,
+				 part.shard_count, part.status, guac_manifest_done(&part),
+				 guac_manifest_ranges_length(&part));
+			return GUAC_EXIT_FAIL;
+		}
+		if (whole.nranges + part.nranges > GUAC_MANIFEST_MAX_RANGES) {
+			guac_err("more than %d ranges in all: use fewer --jobs per shard",
+				 GUAC_MANIFEST_MAX_RANGES);
+			return GUAC_EXIT_FAIL;
+		}
+		memcpy(&whole.range[whole.nranges], part.range, part.nranges * sizeof(part.range[0]));
+		whole.nranges += part.nranges;
+		if (strcmp(part.started, whole.started) < 0)
+			memcpy(whole.started, part.started, sizeof(whole.started));
+		if (strcmp(part.finished, whole.finished) > 0)
+			memcpy(whole.finished, part.finished, sizeof(whole.finished));
+		if (part.seconds > whole.seconds)
+			whole.seconds = part.seconds;
+		whole.direct = whole.direct && part.direct;
+		whole.sync = whole.sync && part.sync;
+	}
+	for (i = 0; i < whole.shard_count; i++) {
+		if (!seen[i]) {
+			guac_err("gap: shard %u/%u is missing", i, whole.shard_count);
+			return GUAC_EXIT_FAIL;
+		}
+	}
+	/* The coverage itself, whatever the shard numbers say. */
+	qsort(whole.range, whole.nranges, sizeof(whole.range[0]), manifest_range_cmp);
+	pos = whole.device_offset;
+	for (i = 0; i < whole.nranges; i++) {
+		if (whole.range[i].device_offset != pos) {
+			guac_err("%s: device bytes %" PRIu64 "-%" PRIu64 " %s",
+				 whole.range[i].device_offset > pos ? "gap" : "overlap", pos,
+				 whole.range[i].device_offset - 1,
+				 whole.range[i].device_offset > pos ? "are in no part" :
+				 "are in two parts");
+			return GUAC_EXIT_FAIL;
+		}
+		pos += whole.range[i].length;
+	}
+	if (pos != whole.device_offset + whole.length) {
+		guac_err("gap: device bytes %" PRIu64 "-%" PRIu64 " are in no part", pos,
+			 whole.device_offset + whole.length - 1);
+		return GUAC_EXIT_FAIL;
+	}
+	whole.shard_index = 0;
+	whole.shard_count = 1;
+	whole.have_verify = false;
+	snprintf(whole.status, sizeof(whole.status), "complete");
+	if (!guac_manifest_save(out, &whole))
+		return GUAC_EXIT_ERROR;
+	printf("merged %d parts into '%s': %" PRIu64 " bytes at device byte %" PRIu64
+	       " in %u ranges, complete\n", nparts, out, whole.length, whole.device_offset,
+	       whole.nranges);
+	return GUAC_EXIT_OK;
+}
+
+int guac_cmd_manifest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			guac_print_version();
+			return GUAC_EXIT_OK;
+		case 'h':
+			manifest_usage(stdout);
+			return GUAC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'guac manifest --help'.\n");
+			return GUAC_EXIT_ERROR;
+		}
+	}
+	if (optind < argc && !strcmp(argv[optind], "show")) {
+		if (argc - optind != 2) {
+			guac_err("usage: guac manifest show FILE");
+			return GUAC_EXIT_ERROR;
+		}
+		return manifest_show(argv[optind + 1]);
+	}
+	if (optind < argc && !strcmp(argv[optind], "merge")) {
+		if (argc - optind < 3) {
+			guac_err("usage: guac manifest merge OUT PART...");
+			return GUAC_EXIT_ERROR;
+		}
+		return manifest_merge(argv[optind + 1], argc - optind - 2, argv + optind + 2);
+	}
+	if (optind < argc)
+		guac_err("unknown action '%s' (show or merge)", argv[optind]);
+	else
+		guac_err("missing action: show or merge");
+	return GUAC_EXIT_ERROR;
+}

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * guac write: fill a file or block device with a range of the stream, the
+ * bytes `guac gen` with the same --origin, --offset and --length prints, at
+ * byte --seek of the target, and record what was done in a manifest so that
+ * guac verify can check it later and say which bytes are wrong.
+ *
+ * Every argument is checked, and the target probed, before the target is
+ * opened for writing: a typo must never cost a disk.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "io_engine.h"
+#include "libguac.h"
+#include "manifest.h"
+#include "shard.h"
+#include "util.h"
+
+#define WRITE_EXIT_INTERRUPTED 130	/* 128 + SIGINT, as shells report it */
+
+struct write_args {
+	const char *target;
+	uint64_t origin, offset, length, seek, bs, jobs;
+	bool length_given;
+	enum guac_direct direct;
+	bool sync;
+	const char *manifest;
+	const char *shard_arg, *shards_arg;
+	int impl;
+};
+
+struct write_stream {
+	uint64_t origin, offset;	/* stream byte at run position 0 */
+	int impl;
+};
+
+static void write_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: guac write [OPTIONS] TARGET\n\n"
+		"Write the guacamole stream to TARGET, a block device or a regular file (created\n"
+		"if missing, never truncated): byte --seek + k of TARGET gets byte --offset + k\n"
+		"of the stream seen from block --origin, what `guac gen` prints.\n\n"
+		"  -o, --offset BYTES   stream position of the first byte written (default 0)\n"
+		"  -n, --length BYTES   bytes to write (default: the rest of TARGET from --seek;\n"
+		"                       required for a file that is not that long)\n"
+		"      --origin BLOCK   block index added to the position, mod 2^64 (default 0)\n"
+		"      --seek BYTES     byte of TARGET where the data starts (default 0)\n"
+		"      --direct         O_DIRECT: bypass the page cache (default for block\n"
+		"                       devices; refused where impossible, e.g. tmpfs)\n"
+		"      --buffered       go through the page cache, even on a block device\n"
+		"      --bs BYTES       bytes per write system call (default 1M)\n"
+		"  -j, --jobs N         threads, each writing its own contiguous part (default 1)\n"
+		"      --sync           O_DSYNC: every write is durable when it returns\n"
+		"  -m, --manifest FILE  record the write (docs/manifest.md); an existing manifest\n"
+		"                       of another stream range moves into its history\n"
+		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
+		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
+		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
+		"      --impl NAME      generator: auto, generic, sse2, avx2, avx512\n"
+		"      --version        print the version\n"
+		"  -h, --help           show this help\n\n"
+		"With O_DIRECT, --seek, --length and --bs must be multiples of the sector size.\n"
+		"Everything is fsynced at the end; the report says how many bytes are durable.\n"
+		"Ctrl-C stops cleanly after the current block and records the progress.\n"
+		"A progress line (bytes, rate, ETA) goes to standard error when it is a terminal.\n"
+		GUAC_NUMBERS_HELP "\n"
+		"Exit status: 0 written and fsynced, 2 a usage or I/O error (ENOSPC, EIO),\n"
+		"130 interrupted.\n");
+}
+
+static int write_parse(struct write_args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offset", required_argument, NULL, 'o' },
+		{ "length", required_argument, NULL, 'n' },
+		{ "origin", required_argument, NULL, 'r' },
+		{ "seek", required_argument, NULL, 'S' },
+		{ "direct", no_argument, NULL, 'D' },
+		{ "buffered", no_argument, NULL, 'B' },
+		{ "bs", required_argument, NULL, 'b' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "sync", no_argument, NULL, 'y' },
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "shard", required_argument, NULL, 'k' },
+		{ "shards", required_argument, NULL, 'K' },
+		{ "impl", required_argument, NULL, 'i' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:n:j:m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!guac_parse_u64("offset", optarg, &a->offset))
+				return GUAC_EXIT_ERROR;
+			break;
+		case 'n':
+			if (!guac_parse_u64("length", optarg, &a->length))
+				return GUAC_EXIT_ERROR;
+			a->length_given = true;
+			break;
+		case 'r':
+			if (!guac_parse_u64("origin", optarg, &a->origin))
+				return GUAC_EXIT_ERROR;
+			break;
+		case 'S':
+			if (!guac_parse_u64("seek", optarg, &a->seek))
+				return GUAC_EXIT_ERROR;
+			break;
+		case 'D':
+		case 'B':
+			if (a->direct != GUAC_DIRECT_DEFAULT) {
+				guac_err("--direct and --buffered exclude each other");
+				return GUAC_EXIT_ERROR;
+			}
+			a->direct = c == 'D' ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
+			break;
+		case 'b':
+			if (!guac_parse_u64("block size", optarg, &a->bs))
+				return GUAC_EXIT_ERROR;
+			if (a->bs < 512 || a->bs > GUAC_IO_MAX_BS) {
+				guac_err("invalid block size '%s': expected 512 to 64M", optarg);
+				return GUAC_EXIT_ERROR;
+			}
+			break;
+		case 'j':
+			if (!guac_parse_u64("job count", optarg, &a->jobs))
+				return GUAC_EXIT_ERROR;
+			if (!a->jobs || a->jobs > GUAC_IO_MAX_JOBS) {
+				guac_err("invalid job count '%s': expected 1 to %u", optarg,
+					 GUAC_IO_MAX_JOBS);
+				return GUAC_EXIT_ERROR;
+			}
+			break;
+		case 'y':
+			a->sync = true;
+			break;
+		case 'm':
+			a->manifest = optarg;
+			break;
+		case 'k':
+			a->shard_arg = optarg;
+			break;
+		case 'K':
+			a->shards_arg = optarg;
+			break;
+		case 'i':
+			a->impl = guac_parse_impl(optarg);
+			break;
+		case 'V':
+			guac_print_version();
+			exit(GUAC_EXIT_OK);
+		case 'h':
+			write_usage(stdout);
+			exit(GUAC_EXIT_OK);
+		default:
+			fprintf(stderr, "Try 'guac write --help'.\n");
+			return GUAC_EXIT_ERROR;
+		}
+	}
+	if (optind + 1 != argc) {
+		if (optind == argc)
+			guac_err("missing TARGET (a block device or a regular file)");
+		else
+			guac_err("unexpected argument '%s' after TARGET", argv[optind + 1]);
+		return GUAC_EXIT_ERROR;
+	}
+	a->target = argv[optind];
+	return GUAC_EXIT_OK;
+}
+
+/* Size and sector of TARGET before it is opened for writing; a missing file is empty. */
+static bool write_probe(const char *path, struct guac_target *t)
+{
+	struct stat st;
+
+	if (stat(path, &st) && errno == ENOENT) {
+		memset(t, 0, sizeof(*t));
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		t->kind = GUAC_TARGET_FILE;
+		t->sector = guac_dir_sector(path);	/* O_DIRECT's alignment there */
+		return true;
+	}
+	if (!guac_target_probe(t, path))
+		return false;
+	if (t->kind == GUAC_TARGET_STREAM) {
+		guac_err("'%s' is neither a regular file nor a block device", path);
+		return false;
+	}
+	return true;
+}
+
+/* The manifest is written after the target is opened: find out now if it cannot be. */
+static bool write_manifest_dir_unwritable(const char *path)
+{
+	char copy[4096];
+	const char *dir;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	dir = dirname(copy);
+	if (access(dir, W_OK)) {
+		guac_err("cannot write the manifest in '%s': %s", dir, strerror(errno));
+		return true;
+	}
+	return false;
+}
+
+static void write_produce(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len)
+{
+	const struct write_stream *s = job->priv;
+
+	guac_stream_at(s->impl, buf, s->origin, s->offset, pos, len);
+}
+
+/* The old manifest's fill moves to the history when this write replaces it. */
+static void write_history(struct guac_manifest *m, const struct guac_manifest *old)
+{
+	unsigned int i;
+
+	for (i = 0; i < old->nhistory && m->nhistory < GUAC_MANIFEST_MAX_HISTORY; i++)
+		m->history[m->nhistory++] = old->history[i];
+	if (old->origin == m->origin && old->stream_offset - old->device_offset ==
+	    m->stream_offset - m->device_offset)
+		return;	/* the same stream at the same place: nothing becomes stale */
+	if (m->nhistory == GUAC_MANIFEST_MAX_HISTORY) {
+		memmove(m->history, m->history + 1, sizeof(m->history[0]) * (m->nhistory - 1));
+		m->nhistory--;
+	}
+	m->history[m->nhistory++] = (struct guac_manifest_history){
+		.origin = old->origin, .stream_offset = old->stream_offset,
+		.device_offset = old->device_offset, .length = old->length,
+	};
+	snprintf(m->history[m->nhistory - 1].finished, sizeof(m->history[0].finished), "%s",
+		 old->finished[0] ? old->finished : old->started);
+}
+
+/* Progress into the manifest's ranges: one range per job. */
+static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint64_t shard_start,
+			 bool durable)
+{
+	unsigned int i;
+
+	m->nranges = io->jobs;
+	for (i = 0; i < io->jobs; i++) {
+		const struct guac_io_job *j = &io->job[i];
+
+		m->range[i] = (struct guac_manifest_range){
+			.device_offset = m->device_offset + shard_start + j->start,
+			.stream_offset = m->stream_offset + shard_start + j->start,
+			.length = j->end - j->start,
+			.done = durable ? atomic_load(&j->done) : 0,
+		};
+	}
+}
+
+int guac_cmd_write(int argc, char **argv)
+{
+	static struct write_args a = { .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
+	static struct guac_manifest m, old;
+	static struct guac_target t;
+	static struct guac_io io;
+	static atomic_bool stop;
+	struct write_stream stream;
+	struct guac_shard shard;
+	uint64_t shard_start, shard_end, durable, done, total;
+	bool have_old = false, durable_ok;
+	char human[32], rate[32];
+	unsigned int i;
+	int ret, first_err = 0;
+	uint64_t first_err_pos = 0;
+
+	a.impl = guac_impl_best();
+	ret = write_parse(&a, argc, argv);
+	if (ret)
+		return ret;
+	if (!guac_shard_parse(&shard, a.shard_arg, a.shards_arg))
+		return GUAC_EXIT_ERROR;
+	if (!write_probe(a.target, &t))
+		return GUAC_EXIT_ERROR;
+
+	/* Everything that can be wrong is found here, before the open for writing. */
+	if (!a.length_given) {
+		if (t.size <= a.seek) {
+			guac_err("--length is needed: '%s' holds %" PRIu64 " bytes, nothing after "
+				 "--seek %" PRIu64, a.target, t.size, a.seek);
+			return GUAC_EXIT_ERROR;
+		}
+		a.length = t.size - a.seek;
+	}
+	if (a.seek + a.length < a.seek) {
+		guac_err("--seek %" PRIu64 " + --length %" PRIu64 " overflows", a.seek, a.length);
+		return GUAC_EXIT_ERROR;
+	}
+	if (t.kind == GUAC_TARGET_BLOCK && a.seek + a.length > t.size) {
+		guac_err("--seek %" PRIu64 " + --length %" PRIu64 " = %" PRIu64 " is past the end "
+			 "of '%s' (%" PRIu64 " bytes)", a.seek, a.length, a.seek + a.length,
+			 a.target, t.size);
+		return GUAC_EXIT_ERROR;
+	}
+	if (a.direct == GUAC_DIRECT_ON || (a.direct == GUAC_DIRECT_DEFAULT &&
+					   t.kind == GUAC_TARGET_BLOCK)) {
+		if (a.seek % t.sector || a.length % t.sector || a.bs % t.sector) {
+			guac_err("O_DIRECT on '%s' needs --seek, --length and --bs in whole %u-byte "
+				 "sectors (got %" PRIu64 ", %" PRIu64 ", %" PRIu64 "); use "
+				 "--buffered for unaligned writes", a.target, t.sector, a.seek,
+				 a.length, a.bs);
+			return GUAC_EXIT_ERROR;
+		}
+	}
+	if (!a.length) {
+		guac_err("--length 0: nothing to write");
+		return GUAC_EXIT_ERROR;
+	}
+	guac_shard_range(&shard, a.length, t.sector, &shard_start, &shard_end);
+	if (shard_start == shard_end) {
+		guac_err("shard %u/%u of %" PRIu64 " bytes is empty: fewer sectors than shards",
+			 shard.index, shard.count, a.length);
+		return GUAC_EXIT_ERROR;
+	}
+	if (a.manifest && write_manifest_dir_unwritable(a.manifest))
+		return GUAC_EXIT_ERROR;
+	if (a.manifest && !access(a.manifest, F_OK)) {
+		if (!guac_manifest_load(a.manifest, &old)) {
+			guac_err("refusing to write: '%s' exists and is not a valid manifest "
+				 "(move it away to start a new one)", a.manifest);
+			return GUAC_EXIT_ERROR;
+		}
+		have_old = true;
+	}
+
+	if (!guac_target_open(&t, a.target, true, a.direct, a.sync))
+		return GUAC_EXIT_ERROR;
+
+	/* The manifest first says "running": a crash leaves a record of the attempt. */
+	snprintf(m.tool_version, sizeof(m.tool_version), "%s", guac_version());
+	m.stream_version = GUAC_STREAM_VERSION;
+	m.origin = a.origin;
+	m.stream_offset = a.offset;
+	m.device_offset = a.seek;
+	m.length = a.length;
+	m.block_size = a.bs;
+	m.sector_size = t.sector;
+	m.direct = t.direct;
+	m.sync = a.sync;
+	snprintf(m.target_path, sizeof(m.target_path), "%s", a.target);
+	snprintf(m.target_type, sizeof(m.target_type), "%s",
+		 t.kind == GUAC_TARGET_BLOCK ? "block" : "file");
+	m.target_size = t.kind == GUAC_TARGET_BLOCK ? t.size :
+			(t.size > a.seek + a.length ? t.size : a.seek + a.length);
+	snprintf(m.serial, sizeof(m.serial), "%s", t.serial);
+	snprintf(m.wwid, sizeof(m.wwid), "%s", t.wwid);
+	m.shard_index = shard.index;
+	m.shard_count = shard.count;
+	snprintf(m.status, sizeof(m.status), "running");
+	guac_manifest_now(m.started, sizeof(m.started));
+	if (have_old)
+		write_history(&m, &old);
+
+	io.target = &t;
+	io.write = true;
+	io.base = a.seek + shard_start;
+	io.length = shard_end - shard_start;
+	io.bs = (size_t)a.bs;
+	io.jobs = (unsigned int)a.jobs;
+	io.hooks.produce = write_produce;
+	io.label = "write";
+	io.progress = isatty(STDERR_FILENO);
+	io.stop = &stop;
+	guac_io_split(&io, t.sector);
+	stream = (struct write_stream){ a.origin, a.offset + shard_start, a.impl };
+	for (i = 0; i < io.jobs; i++)
+		io.job[i].priv = &stream;
+	write_ranges(&m, &io, shard_start, true);
+	if (a.manifest && !guac_manifest_save(a.manifest, &m)) {
+		guac_target_close(&t);
+		return GUAC_EXIT_ERROR;
+	}
+
+	/* A file size limit must end in EFBIG, reported like ENOSPC, not in a kill. */
+	signal(SIGXFSZ, SIG_IGN);
+	guac_io_catch_signals(&stop);
+	guac_io_run(&io);
+	guac_target_close(&t);
+
+	for (i = 0; i < io.jobs; i++) {
+		if (io.job[i].error && !first_err) {
+			first_err = io.job[i].error;
+			first_err_pos = io.base + io.job[i].error_pos;
+		}
+	}
+	done = guac_io_done(&io);
+	total = io.length;
+	/* With O_DSYNC each completed write was already durable; else fsync decides. */
+	durable_ok = !io.sync_error || a.sync;
+	durable = durable_ok ? done : 0;
+	write_ranges(&m, &io, shard_start, durable_ok);
+	m.seconds = io.seconds;
+	guac_manifest_now(m.finished, sizeof(m.finished));
+	if (first_err || io.sync_error) {
+		snprintf(m.status, sizeof(m.status), "failed");
+		snprintf(m.error, sizeof(m.error), "%s%s", first_err ? "" : "fsync: ",
+			 strerror(first_err ? first_err : io.sync_error));
+	} else if (done < total) {
+		snprintf(m.status, sizeof(m.status), "interrupted");
+	} else {
+		snprintf(m.status, sizeof(m.status), "complete");
+	}
+	if (a.manifest && !guac_manifest_save(a.manifest, &m))
+		ret = GUAC_EXIT_ERROR;
+
+	guac_fmt_bytes(human, sizeof(human), (double)durable);
+	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? done / io.seconds : 0);
+	if (first_err)
+		printf("FAILED: %s at device byte %" PRIu64 " (sector %" PRIu64 ")\n",
+		       strerror(first_err), first_err_pos, first_err_pos / t.sector);
+	if (io.sync_error)
+		printf("FAILED: fsync: %s%s\n", strerror(io.sync_error),
+		       a.sync ? " (each write was O_DSYNC, so what completed is durable)" :
+		       ": no byte of this run can be counted durable");
+	if (!first_err && !io.sync_error && done == total)
+		printf("OK: ");
+	else if (!first_err && !io.sync_error)
+		printf("INTERRUPTED: ");
+	else
+		printf("DURABLE: ");
+	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced) at device bytes %" PRIu64
+	       "-%" PRIu64 " of '%s': stream offset %" PRIu64 ", origin %" PRIu64,
+	       durable, total, human, io.base, io.base + total - 1, a.target,
+	       a.offset + shard_start, a.origin);
+	if (shard.count > 1)
+		printf(", shard %u/%u", shard.index, shard.count);
+	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",
+	       guac_target_mode(&t), io.jobs, io.jobs == 1 ? "" : "s", a.bs, t.sector,
+	       io.seconds, rate);
+	if (durable < total && durable_ok) {
+		for (i = 0; i < io.jobs; i++) {
+			const struct guac_io_job *j = &io.job[i];
+			uint64_t d = atomic_load(&j->done);
+
+			if (d == j->end - j->start)
+				continue;
+			printf("  job %u: ", i);
+			if (d)
+				printf("device bytes %" PRIu64 "-%" PRIu64 " durable, ",
+				       io.base + j->start, io.base + j->start + d - 1);
+			printf("device bytes %" PRIu64 "-%" PRIu64 " not written\n",
+			       io.base + j->start + d, io.base + j->end - 1);
+		}
+	}
+	if (first_err || io.sync_error)
+		return GUAC_EXIT_ERROR;
+	if (done < total)
+		return WRITE_EXIT_INTERRUPTED;
+	return ret;
+}

@@ -1,0 +1,1006 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Diagnosis of bad sectors (diag.h, docs/diagnosis.md).
+ *
+ * Local checks first (zeros, ones, earlier origins at the same place, torn,
+ * scattered damage), because each costs at most a few sectors of generation.
+ * What is left goes to the misdirection search, which finds which sector of
+ * the pass, if any, a bad sector's bytes belong to: every candidate sector is
+ * represented by 8 bytes of its first whole block (1/64 of a 4 KiB sector's
+ * generation), the bad sectors' corresponding 8 bytes sit in one small hash
+ * table, and one sweep of the pass range serves the whole batch. A hit is
+ * then checked in full, so a false hit costs one sector and never a wrong
+ * answer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "diag.h"
+#include "util.h"
+
+/*
+ * The sweep's generator: 16 blocks per step, each lane computing an arbitrary
+ * block index, so that one step covers 16 sectors (the core's step functions
+ * only produce consecutive blocks: for strided blocks they would generate 64
+ * times the work, and guac_blocks() of one block falls back to the portable
+ * code). Only the first 8 bytes of each block are kept: output words x4 and
+ * x9, which start at zero, so they need no feed-forward and no transpose.
+ *
+ * The block function comes from the core's own core_round.h, unmodified, so
+ * it cannot drift from the stream's definition. It is included once per
+ * vector width, its functions renamed, with the shapes the core itself found
+ * fastest (docs/cost-model.md): AVX-512 one group of 16 lanes, AVX2 two
+ * groups of 8 (independent work to hide the rotate latency), SSE2 one group
+ * of 4. One 16-lane vector split by the compiler into AVX2 halves spills
+ * twice as much and ran at 0.45 of the core's AVX2 speed.
+ */
+typedef uint32_t diag_vec16 __attribute__((vector_size(64)));
+typedef uint32_t diag_vec8 __attribute__((vector_size(32)));
+typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
+/*
+ * Passing a 32- or 64-byte vector by value (guac_rotl) has a different ABI
+ * with and without AVX; it never crosses a call here (always inlined), so
+ * GCC's warning about it is moot. GCC issues it at the end of the file, so
+ * the pragma stays in force to the end (and the Makefile adds -Wno-psabi for
+ * the note that comes with it, which no pragma silences).
+ */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define GUAC_WORD diag_vec16
+#define guac_rotl diag16_rotl
+#define guac_mix diag16_mix
+#define guac_quarter_round diag16_quarter_round
+#define guac_double_round diag16_double_round
+#include "../../drivers/guacrng/core_round.h"
+#undef GUACRNG_CORE_ROUND_H
+#undef GUAC_WORD
+#undef guac_rotl
+#undef guac_mix
+#undef guac_quarter_round
+#undef guac_double_round
+
+#define GUAC_WORD diag_vec8
+#define guac_rotl diag8_rotl
+#define guac_mix diag8_mix
+#define guac_quarter_round diag8_quarter_round
+#define guac_double_round diag8_double_round
+#include "../../drivers/guacrng/core_round.h"
+#undef GUACRNG_CORE_ROUND_H
+#undef GUAC_WORD
+#undef guac_rotl
+#undef guac_mix
+#undef guac_quarter_round
+#undef guac_double_round
+
+#define GUAC_WORD diag_vec4
+#define guac_rotl diag4_rotl
+#define guac_mix diag4_mix
+#define guac_quarter_round diag4_quarter_round
+#define guac_double_round diag4_double_round
+#include "../../drivers/guacrng/core_round.h"
+#undef GUAC_WORD
+#undef guac_rotl
+#undef guac_mix
+#undef guac_quarter_round
+#undef guac_double_round
+
+#define DIAG_STEP_BLOCKS 16	/* blocks per step at every width */
+
+/*
+ * diag_step_<W>(): keys of blocks first + j * stride, j < @groups * @lanes,
+ * into @keys, with @groups (1 or 2) states of @vec (@lanes lanes) in flight.
+ */
+#define DIAG_STEP_FN(name, vec, lanes, groups, double_round)			\
+	static __always_inline void name(uint64_t *keys, uint64_t first,	\
+					 uint64_t stride)			\
+	{									\
+		vec x[groups][16];						\
+		uint32_t lo[groups * lanes], hi[groups * lanes];		\
+		uint32_t w4[groups * lanes], w9[groups * lanes];		\
+		const vec zero = { 0 };						\
+		int i, g;							\
+										\
+		for (i = 0; i < groups * lanes; i++) {				\
+			uint64_t block = first + (uint64_t)i * stride;		\
+										\
+			lo[i] = (uint32_t)block;				\
+			hi[i] = (uint32_t)(block >> 32);			\
+		}								\
+		for (g = 0; g < groups; g++) {					\
+			for (i = 0; i < 16; i++)				\
+				x[g][i] = zero;					\
+			x[g][0] += GUAC_C0;					\
+			x[g][5] += GUAC_C1;					\
+			x[g][10] += GUAC_C2;					\
+			x[g][15] += GUAC_C3;					\
+			memcpy(&x[g][6], lo + g * lanes, sizeof(vec));		\
+			memcpy(&x[g][7], hi + g * lanes, sizeof(vec));		\
+		}								\
+		for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)			\
+			double_round(x, groups);				\
+		for (g = 0; g < groups; g++) {					\
+			memcpy(w4 + g * lanes, &x[g][4], sizeof(vec));		\
+			memcpy(w9 + g * lanes, &x[g][9], sizeof(vec));		\
+		}								\
+		for (i = 0; i < groups * lanes; i++)				\
+			keys[i] = (uint64_t)w4[i] | (uint64_t)w9[i] << 32;	\
+	}
+
+DIAG_STEP_FN(diag_step16, diag_vec16, 16, 1, diag16_double_round)
+DIAG_STEP_FN(diag_step8x2, diag_vec8, 8, 2, diag8_double_round)
+DIAG_STEP_FN(diag_step4, diag_vec4, 4, 1, diag4_double_round)
+
+/* @n a multiple of DIAG_STEP_BLOCKS; @per blocks per call of @step. */
+#define DIAG_KEYS_FN(name, attr, step, per)					\
+	attr static void name(uint64_t *keys, uint64_t first, uint64_t stride,	\
+			      size_t n)						\
+	{									\
+		size_t j;							\
+										\
+		for (j = 0; j < n; j += (per))					\
+			step(keys + j, first + j * stride, stride);		\
+	}
+
+#if defined(__x86_64__) || defined(__i386__)
+DIAG_KEYS_FN(diag_keys_avx512, __attribute__((target("avx512f"))), diag_step16, 16)
+DIAG_KEYS_FN(diag_keys_avx2, __attribute__((target("avx2"))), diag_step8x2, 16)
+#endif
+DIAG_KEYS_FN(diag_keys_base, , diag_step4, 4)
+
+static void diag_keys_whole(enum guac_impl impl, uint64_t *keys, uint64_t first,
+			    uint64_t stride, size_t n)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	/* The caller checked @impl against the CPU, as for guac_fill(). */
+	if (impl == GUAC_IMPL_AVX512) {
+		diag_keys_avx512(keys, first, stride, n);
+		return;
+	}
+	if (impl == GUAC_IMPL_AVX2) {
+		diag_keys_avx2(keys, first, stride, n);
+		return;
+	}
+#endif
+	if (impl == GUAC_IMPL_GENERIC) {
+		/* The reference path: the core's own portable code, block by block. */
+		u8 block[GUAC_BLOCK_SIZE];
+		size_t j, b;
+
+		for (j = 0; j < n; j++) {
+			guac_blocks_generic(block, first + j * stride, 1);
+			keys[j] = 0;
+			for (b = 0; b < 8; b++)
+				keys[j] |= (uint64_t)block[b] << (8 * b);
+		}
+		return;
+	}
+	diag_keys_base(keys, first, stride, n);
+}
+
+void guac_diag_block_keys(enum guac_impl impl, uint64_t *keys, uint64_t first,
+			  uint64_t stride, size_t n)
+{
+	size_t whole = n - n % DIAG_STEP_BLOCKS;
+
+	diag_keys_whole(impl, keys, first, stride, whole);
+	if (whole < n) {
+		uint64_t tail[DIAG_STEP_BLOCKS];
+
+		diag_keys_whole(impl, tail, first + whole * stride, stride, DIAG_STEP_BLOCKS);
+		memcpy(keys + whole, tail, (n - whole) * sizeof(*tail));
+	}
+}
+
+/* ---- names and text ---- */
+
+static const char *const diag_class_names[GUAC_DIAG_CLASS_COUNT] = {
+	[GUAC_DIAG_OK] = "OK",
+	[GUAC_DIAG_ALL_ZERO] = "ALL_ZERO",
+	[GUAC_DIAG_ALL_ONES] = "ALL_ONES",
+	[GUAC_DIAG_TORN] = "TORN",
+	[GUAC_DIAG_STALE_ORIGIN] = "STALE_ORIGIN",
+	[GUAC_DIAG_MISDIRECTED] = "MISDIRECTED",
+	[GUAC_DIAG_WRAPPED] = "WRAPPED",
+	[GUAC_DIAG_PARTIAL_MATCH] = "PARTIAL_MATCH",
+	[GUAC_DIAG_UNKNOWN] = "UNKNOWN",
+};
+
+static const char *const diag_rest_names[GUAC_DIAG_REST_COUNT] = {
+	[GUAC_DIAG_REST_ZEROS] = "zeros",
+	[GUAC_DIAG_REST_ONES] = "ones",
+	[GUAC_DIAG_REST_STALE] = "stale",
+	[GUAC_DIAG_REST_OTHER] = "other",
+};
+
+const char *guac_diag_class_name(enum guac_diag_class cls)
+{
+	return (unsigned int)cls < GUAC_DIAG_CLASS_COUNT ? diag_class_names[cls] : "?";
+}
+
+const char *guac_diag_rest_name(enum guac_diag_rest rest)
+{
+	return (unsigned int)rest < GUAC_DIAG_REST_COUNT ? diag_rest_names[rest] : "?";
+}
+
+/* ---- local checks ---- */
+
+/*
+ * A head or tail shorter than this may be chance (random bytes match one in
+ * 256), so it does not make a sector TORN by itself; it is still reported.
+ */
+#define DIAG_TORN_MIN 16
+
+/* Probes around each bad sector before the sweep: misdirection is often near. */
+#define DIAG_NEAR_SECTORS 16
+
+void guac_diag_config_init(struct guac_diag_config *cfg, enum guac_impl impl,
+			   unsigned int sector, const struct guac_diag_pass *pass)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->impl = impl;
+	cfg->sector = sector;
+	if (pass)
+		cfg->pass = *pass;
+	cfg->max_bytes = GUAC_DIAG_DEFAULT_MAX_BYTES;
+	cfg->max_seconds = GUAC_DIAG_DEFAULT_MAX_SECONDS;
+	cfg->jobs = 1;
+	cfg->wrap_min = GUAC_DIAG_DEFAULT_WRAP_MIN;
+}
+
+static bool diag_all(const uint8_t *p, size_t n, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+static double diag_entropy(const uint8_t *p, size_t n)
+{
+	size_t count[256] = { 0 }, i;
+	double h = 0;
+
+	for (i = 0; i < n; i++)
+		count[p[i]]++;
+	for (i = 0; i < 256; i++) {
+		double f = (double)count[i] / (double)n;
+
+		if (count[i])
+			h -= f * log2(f);
+	}
+	return h;
+}
+
+/*
+ * Does history entry @h cover device byte @dev? If so, *@soff is the stream
+ * offset it wrote there.
+ */
+static bool diag_history_at(const struct guac_diag_pass *h, uint64_t dev, uint64_t *soff)
+{
+	if (h->length && (dev < h->device_offset || dev - h->device_offset >= h->length))
+		return false;
+	*soff = h->stream_offset + (dev - h->device_offset);
+	return true;
+}
+
+/*
+ * The newest history pass whose data at device byte @dev matches @n bytes at
+ * @data (which sit @skip bytes into the sector at @dev); -1 if none.
+ */
+static long diag_find_stale(const struct guac_diag_config *cfg, uint64_t dev, size_t skip,
+			    const uint8_t *data, size_t n, uint8_t *scratch)
+{
+	size_t i;
+	uint64_t soff;
+
+	for (i = 0; i < cfg->nhistory; i++) {
+		if (!diag_history_at(&cfg->history[i], dev, &soff))
+			continue;
+		guac_stream_fill(cfg->impl, scratch, cfg->history[i].origin, soff + skip, n);
+		if (!memcmp(scratch, data, n))
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * Everything decidable from the sector and its own place. Returns true if
+ * decided; false leaves the sector to the misdirection search.
+ */
+static bool diag_local(const struct guac_diag_config *cfg, const struct guac_diag_sector *s,
+		       struct guac_diag_result *r, uint8_t *want, uint8_t *scratch)
+{
+	const uint8_t *got = s->data;
+	size_t n = cfg->sector, i, mid, head, tail;
+	long stale;
+
+	memset(r, 0, sizeof(*r));
+	r->stream_offset = s->stream_offset;
+	r->device_offset = cfg->pass.device_offset + (s->stream_offset - cfg->pass.stream_offset);
+	r->search_complete = true;
+
+	guac_stream_fill(cfg->impl, want, cfg->pass.origin, s->stream_offset, n);
+	for (head = 0; head < n && got[head] == want[head]; head++)
+		;
+	if (head == n) {
+		r->cls = GUAC_DIAG_OK;
+		r->matching_bytes = (uint32_t)n;
+		return true;
+	}
+	for (tail = 0; tail < n - head && got[n - 1 - tail] == want[n - 1 - tail]; tail++)
+		;
+	for (i = 0; i < n; i++) {
+		r->matching_bytes += got[i] == want[i];
+		r->bit_flips += (uint32_t)__builtin_popcount(got[i] ^ want[i]);
+	}
+	r->head_ok = (uint32_t)head;
+	r->tail_ok = (uint32_t)tail;
+
+	if (diag_all(got, n, 0x00)) {
+		r->cls = GUAC_DIAG_ALL_ZERO;
+		return true;
+	}
+	if (diag_all(got, n, 0xff)) {
+		r->cls = GUAC_DIAG_ALL_ONES;
+		return true;
+	}
+	stale = diag_find_stale(cfg, r->device_offset, 0, got, n, scratch);
+	if (stale >= 0) {
+		const struct guac_diag_pass *h = &cfg->history[stale];
+
+		r->cls = GUAC_DIAG_STALE_ORIGIN;
+		r->found_origin = h->origin;
+		diag_history_at(h, r->device_offset, &r->found_stream_offset);
+		r->found_device_offset = r->device_offset;
+		return true;
+	}
+
+	/*
+	 * Torn: a right head or tail, and a middle that is wrong nearly
+	 * throughout (random bytes still match one in 256). A middle that is
+	 * mostly right is scattered damage instead.
+	 */
+	mid = n - head - tail;
+	if (head >= DIAG_TORN_MIN || tail >= DIAG_TORN_MIN) {
+		size_t mid_right = r->matching_bytes - head - tail;
+
+		if (mid_right * 8 <= mid) {
+			const uint8_t *rest = got + head;
+
+			r->cls = GUAC_DIAG_TORN;
+			if (diag_all(rest, mid, 0x00)) {
+				r->rest = GUAC_DIAG_REST_ZEROS;
+			} else if (diag_all(rest, mid, 0xff)) {
+				r->rest = GUAC_DIAG_REST_ONES;
+			} else {
+				stale = diag_find_stale(cfg, r->device_offset, head, rest, mid,
+							scratch);
+				r->rest = stale >= 0 ? GUAC_DIAG_REST_STALE : GUAC_DIAG_REST_OTHER;
+				if (stale >= 0) {
+					r->found_origin = cfg->history[stale].origin;
+					diag_history_at(&cfg->history[stale], r->device_offset,
+							&r->found_stream_offset);
+				}
+			}
+			return true;
+		}
+	}
+	if (r->matching_bytes * 2 >= n) {
+		r->cls = GUAC_DIAG_PARTIAL_MATCH;
+		return true;
+	}
+	return false;
+}
+
+/* ---- misdirection search ---- */
+
+/*
+ * One slot per distinct key: many bad sectors may hold the same bytes (one
+ * foreign block written over and over, a fill pattern), and duplicates in
+ * the table itself would make one long probe run that every sweep key
+ * landing in it must walk. Sectors sharing a key are chained instead.
+ */
+struct diag_slot {
+	uint64_t key;
+	uint32_t index;		/* first bad sector with this key + 1; 0: empty */
+};
+
+struct diag_search_state {
+	const struct guac_diag_config *cfg;
+	const struct guac_diag_sector *sectors;
+	struct guac_diag_result *results;
+
+	/* Candidates: device sectors (LBAs) [first_lba, end_lba) of the pass. */
+	uint64_t first_lba, end_lba;
+	unsigned int key_pos;		/* sector byte where the first whole block starts */
+	uint64_t stride;		/* blocks per sector */
+
+	struct diag_slot *table;
+	uint32_t *next;			/* per batch sector: next one with its key + 1, or 0 */
+	size_t mask;
+	unsigned int shift;
+
+	uint64_t max_lbas;		/* the sweep bound, in sectors */
+	double deadline;
+
+	atomic_uint_fast64_t next_chunk;
+	atomic_uint_fast64_t swept_lbas;
+	atomic_uint_fast64_t candidates;
+	atomic_size_t unresolved;
+	atomic_bool timed_out;
+	atomic_bool *found;		/* per sector of the batch: explained by the search */
+	pthread_mutex_t lock;		/* results of searched sectors */
+};
+
+#define DIAG_SWEEP_CHUNK 65536u	/* sectors per work item: 256 MiB at 4 KiB */
+#define DIAG_SWEEP_BATCH 1024u	/* keys generated at once: 8 KiB, stays in L1 */
+#define DIAG_TIME_CHECK_BATCHES 16u
+
+static uint64_t diag_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int b;
+
+	for (b = 7; b >= 0; b--)
+		v = v << 8 | p[b];
+	return v;
+}
+
+/* Bad data may be anything (text, patterns), so mix before indexing. */
+static size_t diag_hash(const struct diag_search_state *st, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> st->shift);
+}
+
+/* Stream offset and first key block of device sector @lba of the pass. */
+static uint64_t diag_lba_stream(const struct diag_search_state *st, uint64_t lba)
+{
+	const struct guac_diag_pass *p = &st->cfg->pass;
+
+	return p->stream_offset + (lba * st->cfg->sector - p->device_offset);
+}
+
+static uint64_t diag_lba_key_block(const struct diag_search_state *st, uint64_t lba)
+{
+	return st->cfg->pass.origin + ((diag_lba_stream(st, lba) + st->key_pos) >> GUAC_BLOCK_SHIFT);
+}
+
+/* Smallest power of two >= @v (v <= 2^63). */
+static uint64_t diag_pow2_ceil(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Record that bad sector @i holds device sector @lba's data; call under @st->lock. */
+static void diag_found(struct diag_search_state *st, size_t i, uint64_t lba)
+{
+	const struct guac_diag_config *cfg = st->cfg;
+	struct guac_diag_result *r = &st->results[i];
+	uint64_t found_dev = lba * cfg->sector, dist, low_bit;
+	uint64_t pass_end = cfg->pass.device_offset + cfg->pass.length;
+
+	r->found_stream_offset = diag_lba_stream(st, lba);
+	r->found_device_offset = found_dev;
+	r->found_origin = cfg->pass.origin;
+	r->distance = (int64_t)(found_dev - r->device_offset);
+	dist = r->distance < 0 ? -(uint64_t)r->distance : (uint64_t)r->distance;
+	low_bit = dist & -dist;
+	r->search_complete = true;
+	if (low_bit >= cfg->wrap_min) {
+		/*
+		 * Both places alias one physical place if the real capacity is a
+		 * power of two dividing the distance; and the data read is that of
+		 * the last write to it, so no later write of the pass aliases it:
+		 * capacity >= pass_end - found_dev. The smallest capacity meeting
+		 * both is the likeliest; low_bit is the largest possible.
+		 */
+		uint64_t need = pass_end > found_dev ? pass_end - found_dev : 0;
+		uint64_t cap = diag_pow2_ceil(need > cfg->wrap_min ? need : cfg->wrap_min);
+
+		r->cls = GUAC_DIAG_WRAPPED;
+		r->capacity_max = low_bit;
+		r->capacity = cap <= low_bit ? cap : low_bit;
+	} else {
+		r->cls = GUAC_DIAG_MISDIRECTED;
+	}
+	atomic_fetch_sub(&st->unresolved, 1);
+}
+
+/*
+ * Bad sector @i's key matched device sector @lba's: compare the whole sector.
+ * @buf holds a sector.
+ */
+static void diag_check(struct diag_search_state *st, size_t i, uint64_t lba, uint8_t *buf)
+{
+	const struct guac_diag_config *cfg = st->cfg;
+
+	atomic_fetch_add(&st->candidates, 1);
+	if (atomic_load(&st->found[i]))
+		return;		/* by another thread meanwhile */
+	guac_stream_fill(cfg->impl, buf, cfg->pass.origin, diag_lba_stream(st, lba), cfg->sector);
+	if (memcmp(buf, st->sectors[i].data, cfg->sector))
+		return;
+	pthread_mutex_lock(&st->lock);
+	if (!atomic_load(&st->found[i])) {
+		diag_found(st, i, lba);
+		atomic_store(&st->found[i], true);
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void diag_lookup(struct diag_search_state *st, uint64_t key, uint64_t lba, uint8_t *buf)
+{
+	size_t h = diag_hash(st, key);
+
+	uint32_t i;
+
+	for (; st->table[h].index; h = (h + 1) & st->mask) {
+		if (st->table[h].key != key)
+			continue;
+		for (i = st->table[h].index; i; i = st->next[i - 1])
+			diag_check(st, i - 1, lba, buf);
+		return;
+	}
+}
+
+/*
+ * Before the sweep, for each bad sector: the LBAs a power of two away
+ * (a wrap, or one flipped address bit) and the nearest neighbours. A few
+ * dozen blocks each, found whatever the sweep bound.
+ */
+static void diag_probe(struct diag_search_state *st, size_t i, uint64_t own_lba, uint8_t *buf)
+{
+	uint64_t cand[2 * 64 + 2 * DIAG_NEAR_SECTORS], keys[2 * 64 + 2 * DIAG_NEAR_SECTORS];
+	const struct guac_diag_sector *s = &st->sectors[i];
+	uint64_t want = diag_le64(s->data + st->key_pos);
+	size_t n = 0, k;
+	int b;
+
+	for (b = 0; b < 64; b++) {
+		uint64_t d = 1ULL << b;
+
+		if (own_lba + d >= own_lba && own_lba + d < st->end_lba)
+			cand[n++] = own_lba + d;
+		if (own_lba >= d && own_lba - d >= st->first_lba)
+			cand[n++] = own_lba - d;
+	}
+	for (b = 3; b <= DIAG_NEAR_SECTORS; b++) {	/* 1 and 2 are powers of two */
+		if (b == 4 || b == 8 || b == 16)
+			continue;
+		if (own_lba + b < st->end_lba)
+			cand[n++] = own_lba + b;
+		if (own_lba >= st->first_lba + b)
+			cand[n++] = own_lba - b;
+	}
+	for (k = 0; k < n; k++)
+		guac_diag_block_keys(st->cfg->impl, &keys[k], diag_lba_key_block(st, cand[k]), 0, 1);
+	for (k = 0; k < n && !atomic_load(&st->found[i]); k++)
+		if (keys[k] == want)
+			diag_check(st, i, cand[k], buf);
+}
+
+static void *diag_sweep_worker(void *arg)
+{
+	struct diag_search_state *st = arg;
+	const struct guac_diag_config *cfg = st->cfg;
+	uint64_t keys[DIAG_SWEEP_BATCH];
+	uint8_t *buf = malloc(cfg->sector);
+	uint64_t limit = st->first_lba + st->max_lbas;
+	unsigned int batches = 0;
+
+	if (!buf)
+		return (void *)1;
+	if (limit > st->end_lba || limit < st->first_lba)
+		limit = st->end_lba;
+	while (!atomic_load(&st->timed_out) && atomic_load(&st->unresolved)) {
+		uint64_t c = atomic_fetch_add(&st->next_chunk, 1);
+		uint64_t lba = st->first_lba + c * DIAG_SWEEP_CHUNK, end;
+
+		if (c >= (limit - st->first_lba + DIAG_SWEEP_CHUNK - 1) / DIAG_SWEEP_CHUNK)
+			break;
+		end = limit - lba < DIAG_SWEEP_CHUNK ? limit : lba + DIAG_SWEEP_CHUNK;
+		while (lba < end) {
+			size_t n = end - lba < DIAG_SWEEP_BATCH ? (size_t)(end - lba) : DIAG_SWEEP_BATCH;
+			size_t j;
+
+			guac_diag_block_keys(cfg->impl, keys, diag_lba_key_block(st, lba),
+					     st->stride, n);
+			for (j = 0; j < n; j++)
+				if (st->table[diag_hash(st, keys[j])].index)
+					diag_lookup(st, keys[j], lba + j, buf);
+			lba += n;
+			atomic_fetch_add(&st->swept_lbas, n);
+			if (++batches % DIAG_TIME_CHECK_BATCHES == 0 && guac_now() > st->deadline) {
+				atomic_store(&st->timed_out, true);
+				break;
+			}
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Search the pass range for the sectors @todo[0..ntodo) of @st. */
+static int diag_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
+		       struct guac_diag_search *out)
+{
+	const struct guac_diag_config *cfg = st->cfg;
+	const struct guac_diag_pass *p = &cfg->pass;
+	size_t size = 16, k;
+	unsigned int jobs = cfg->jobs ? cfg->jobs : 1, started = 0, t;
+	pthread_t threads[64];
+	uint8_t *buf;
+	double start = guac_now();
+	int ret = 0;
+
+	st->first_lba = (p->device_offset + cfg->sector - 1) / cfg->sector;
+	st->end_lba = (p->device_offset + p->length) / cfg->sector;
+	if (st->end_lba < st->first_lba)
+		st->end_lba = st->first_lba;
+	st->stride = cfg->sector / GUAC_BLOCK_SIZE;
+	st->key_pos = (unsigned int)((GUAC_BLOCK_SIZE - (diag_lba_stream(st, st->first_lba) &
+							 (GUAC_BLOCK_SIZE - 1))) & (GUAC_BLOCK_SIZE - 1));
+	st->max_lbas = cfg->max_bytes / cfg->sector;
+	st->deadline = start + (cfg->max_seconds > 0 ? cfg->max_seconds : 1e300);
+	atomic_init(&st->unresolved, ntodo);
+
+	/* Load factor at most 1/2: most lookups of the sweep end at an empty slot. */
+	while (size < 2 * ntodo)
+		size <<= 1;
+	st->table = calloc(size, sizeof(*st->table));
+	/* Indexed by batch sector; @todo is increasing, so its last is the largest. */
+	st->next = calloc(todo[ntodo - 1] + 1, sizeof(*st->next));
+	buf = malloc(cfg->sector);
+	if (!st->table || !st->next || !buf) {
+		free(st->table);
+		free(st->next);
+		free(buf);
+		return -ENOMEM;
+	}
+	st->mask = size - 1;
+	st->shift = 64 - (unsigned int)__builtin_ctzll(size);
+	for (k = 0; k < ntodo; k++) {
+		uint64_t key = diag_le64(st->sectors[todo[k]].data + st->key_pos);
+		size_t h = diag_hash(st, key);
+
+		while (st->table[h].index && st->table[h].key != key)
+			h = (h + 1) & st->mask;
+		st->next[todo[k]] = st->table[h].index;
+		st->table[h].key = key;
+		st->table[h].index = (uint32_t)todo[k] + 1;
+	}
+
+	for (k = 0; k < ntodo; k++) {
+		uint64_t dev = st->results[todo[k]].device_offset;
+
+		if (dev % cfg->sector == 0)
+			diag_probe(st, todo[k], dev / cfg->sector, buf);
+	}
+
+	if (jobs > sizeof(threads) / sizeof(threads[0]))
+		jobs = sizeof(threads) / sizeof(threads[0]);
+	for (t = 0; t < jobs && atomic_load(&st->unresolved); t++) {
+		if (pthread_create(&threads[t], NULL, diag_sweep_worker, st))
+			break;
+		started++;
+	}
+	if (!started && atomic_load(&st->unresolved))
+		diag_sweep_worker(st);	/* no thread to be had: sweep here */
+	for (t = 0; t < started; t++) {
+		void *r;
+
+		pthread_join(threads[t], &r);
+		if (r)
+			ret = -ENOMEM;
+	}
+
+	out->sectors_searched = ntodo;
+	out->range_bytes = (st->end_lba - st->first_lba) * cfg->sector;
+	out->swept_bytes = atomic_load(&st->swept_lbas) * cfg->sector;
+	out->candidates = atomic_load(&st->candidates);
+	out->exhaustive = out->swept_bytes >= out->range_bytes || !atomic_load(&st->unresolved);
+	out->stopped_by_time = !out->exhaustive && atomic_load(&st->timed_out);
+	out->seconds = guac_now() - start;
+	free(st->table);
+	free(st->next);
+	free(buf);
+	return ret;
+}
+
+int guac_diag_run(const struct guac_diag_config *cfg, const struct guac_diag_sector *sectors,
+		  size_t n, struct guac_diag_result *results, struct guac_diag_search *search)
+{
+	struct guac_diag_search local_search;
+	struct diag_search_state st;
+	uint8_t *want, *scratch;
+	size_t *todo, ntodo = 0, i;
+	int ret = 0;
+
+	if (!search)
+		search = &local_search;
+	memset(search, 0, sizeof(*search));
+	search->exhaustive = true;
+	if (cfg->sector < 2 * GUAC_BLOCK_SIZE || cfg->sector % GUAC_BLOCK_SIZE ||
+	    cfg->sector > (1u << 20) || n > UINT32_MAX - 1)
+		return -EINVAL;
+	want = malloc(cfg->sector);
+	scratch = malloc(cfg->sector);
+	todo = malloc((n ? n : 1) * sizeof(*todo));
+	if (!want || !scratch || !todo) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (diag_local(cfg, &sectors[i], &results[i], want, scratch))
+			continue;
+		results[i].cls = GUAC_DIAG_UNKNOWN;
+		results[i].entropy = diag_entropy(sectors[i].data, cfg->sector);
+		results[i].constant = diag_all(sectors[i].data, cfg->sector, sectors[i].data[0]);
+		results[i].constant_byte = sectors[i].data[0];
+		todo[ntodo++] = i;
+	}
+	if (ntodo) {
+		memset(&st, 0, sizeof(st));
+		st.cfg = cfg;
+		st.sectors = sectors;
+		st.results = results;
+		st.found = calloc(n, sizeof(*st.found));
+		if (!st.found) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			atomic_init(&st.found[i], false);
+		pthread_mutex_init(&st.lock, NULL);
+		ret = diag_search(&st, todo, ntodo, search);
+		pthread_mutex_destroy(&st.lock);
+		free(st.found);
+		for (i = 0; i < ntodo; i++)
+			if (results[todo[i]].cls == GUAC_DIAG_UNKNOWN)
+				results[todo[i]].search_complete = search->exhaustive;
+	}
+out:
+	free(todo);
+	free(scratch);
+	free(want);
+	return ret;
+}
+
+/* ---- reporting ---- */
+
+static const char *diag_direction(int64_t distance)
+{
+	return distance < 0 ? "earlier" : "later";
+}
+
+static uint64_t diag_abs(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int sector,
+			       char *buf, size_t size)
+{
+	unsigned long long lba = r->found_device_offset / sector;
+	unsigned long long dist = diag_abs(r->distance);
+	char cap[32];
+
+	switch (r->cls) {
+	case GUAC_DIAG_OK:
+		snprintf(buf, size, "OK: the sector matches");
+		break;
+	case GUAC_DIAG_ALL_ZERO:
+		snprintf(buf, size, "ALL_ZERO: every byte is 0x00: never written, trimmed or "
+			 "unmapped (a lost write on a fresh or discarded device)");
+		break;
+	case GUAC_DIAG_ALL_ONES:
+		snprintf(buf, size, "ALL_ONES: every byte is 0xff: erased flash never "
+			 "programmed (a lost write)");
+		break;
+	case GUAC_DIAG_TORN: {
+		char rest[64];
+
+		if (r->rest == GUAC_DIAG_REST_STALE)
+			snprintf(rest, sizeof(rest), "origin %llu's data (stale)",
+				 (unsigned long long)r->found_origin);
+		else
+			snprintf(rest, sizeof(rest), "%s",
+				 r->rest == GUAC_DIAG_REST_ZEROS ? "zeros" :
+				 r->rest == GUAC_DIAG_REST_ONES ? "0xff" : "other data");
+		snprintf(buf, size, "TORN: first %u and last %u bytes right, the %u between "
+			 "hold %s: a write torn by power loss or cut short", r->head_ok,
+			 r->tail_ok, sector - r->head_ok - r->tail_ok, rest);
+		break;
+	}
+	case GUAC_DIAG_STALE_ORIGIN:
+		snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the earlier "
+			 "pass with origin %llu (stream offset %llu): the latest write was lost",
+			 (unsigned long long)r->found_origin,
+			 (unsigned long long)r->found_stream_offset);
+		break;
+	case GUAC_DIAG_MISDIRECTED:
+		snprintf(buf, size, "MISDIRECTED: holds stream offset %llu, meant for LBA %llu "
+			 "(byte %llu), %llu sectors %s: a misdirected write landed here, and "
+			 "this sector's own write was lost", (unsigned long long)r->found_stream_offset,
+			 lba, (unsigned long long)r->found_device_offset, dist / sector,
+			 diag_direction(r->distance));
+		break;
+	case GUAC_DIAG_WRAPPED:
+		guac_fmt_bytes(cap, sizeof(cap), (double)r->capacity);
+		snprintf(buf, size, "WRAPPED: holds the data of LBA %llu (byte %llu), %llu bytes "
+			 "%s: addresses wrap, the real capacity looks like %llu bytes (%s): a "
+			 "fake-capacity device", lba, (unsigned long long)r->found_device_offset,
+			 dist, diag_direction(r->distance), (unsigned long long)r->capacity, cap);
+		break;
+	case GUAC_DIAG_PARTIAL_MATCH:
+		snprintf(buf, size, "PARTIAL_MATCH: %u of %u bytes right, %u bits flipped: "
+			 "scattered corruption (media errors, a bad transfer or memory)",
+			 r->matching_bytes, sector, r->bit_flips);
+		break;
+	case GUAC_DIAG_UNKNOWN:
+	default:
+		if (r->constant)
+			snprintf(buf, size, "UNKNOWN: every byte is 0x%02x, not stream data%s",
+				 r->constant_byte, r->search_complete ? "" :
+				 " (misdirection search not exhaustive)");
+		else
+			snprintf(buf, size, "UNKNOWN: %.2f bits of entropy per byte (%s), not "
+				 "from this pass%s", r->entropy,
+				 r->entropy > 7.0 ? "random, encrypted or compressed" :
+				 "structured: foreign data", r->search_complete ?
+				 "" : " as far as searched (search not exhaustive)");
+		break;
+	}
+	return buf;
+}
+
+void guac_diag_json(FILE *f, const struct guac_diag_result *r, unsigned int sector)
+{
+	fprintf(f, "{\"class\":\"%s\",\"stream_offset\":%" PRIu64 ",\"device_offset\":%"
+		PRIu64 ",\"lba\":%" PRIu64, guac_diag_class_name(r->cls), r->stream_offset,
+		r->device_offset, r->device_offset / sector);
+	switch (r->cls) {
+	case GUAC_DIAG_TORN:
+		fprintf(f, ",\"head_ok\":%u,\"tail_ok\":%u,\"rest\":\"%s\"", r->head_ok,
+			r->tail_ok, guac_diag_rest_name(r->rest));
+		if (r->rest == GUAC_DIAG_REST_STALE)
+			fprintf(f, ",\"found_origin\":%" PRIu64, r->found_origin);
+		break;
+	case GUAC_DIAG_STALE_ORIGIN:
+		fprintf(f, ",\"found_origin\":%" PRIu64 ",\"found_stream_offset\":%" PRIu64,
+			r->found_origin, r->found_stream_offset);
+		break;
+	case GUAC_DIAG_MISDIRECTED:
+	case GUAC_DIAG_WRAPPED:
+		fprintf(f, ",\"found_stream_offset\":%" PRIu64 ",\"found_device_offset\":%" PRIu64
+			",\"found_lba\":%" PRIu64 ",\"distance\":%" PRId64, r->found_stream_offset,
+			r->found_device_offset, r->found_device_offset / sector, r->distance);
+		if (r->cls == GUAC_DIAG_WRAPPED)
+			fprintf(f, ",\"capacity\":%" PRIu64 ",\"capacity_max\":%" PRIu64,
+				r->capacity, r->capacity_max);
+		break;
+	case GUAC_DIAG_PARTIAL_MATCH:
+		fprintf(f, ",\"matching_bytes\":%u,\"bit_flips\":%u", r->matching_bytes,
+			r->bit_flips);
+		break;
+	case GUAC_DIAG_UNKNOWN:
+		fprintf(f, ",\"entropy\":%.3f,\"search_complete\":%s", r->entropy,
+			r->search_complete ? "true" : "false");
+		if (r->constant)
+			fprintf(f, ",\"constant_byte\":%u", r->constant_byte);
+		break;
+	default:
+		break;
+	}
+	fputc('}', f);
+}
+
+/* ---- batches ---- */
+
+struct guac_diag_batch {
+	struct guac_diag_config cfg;
+	pthread_mutex_t lock;
+	size_t cap, count;
+	uint64_t dropped;
+	uint8_t *data;			/* cap sectors */
+	struct guac_diag_sector *sectors;
+	struct guac_diag_result *results;
+};
+
+struct guac_diag_batch *guac_diag_batch_new(const struct guac_diag_config *cfg,
+					    size_t max_sectors)
+{
+	struct guac_diag_batch *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->cfg = *cfg;
+	b->cap = max_sectors;
+	b->data = malloc((max_sectors ? max_sectors : 1) * (size_t)cfg->sector);
+	b->sectors = calloc(max_sectors ? max_sectors : 1, sizeof(*b->sectors));
+	b->results = calloc(max_sectors ? max_sectors : 1, sizeof(*b->results));
+	if (!b->data || !b->sectors || !b->results) {
+		guac_diag_batch_free(b);
+		return NULL;
+	}
+	pthread_mutex_init(&b->lock, NULL);
+	return b;
+}
+
+bool guac_diag_batch_add(struct guac_diag_batch *b, uint64_t stream_offset, const uint8_t *data)
+{
+	bool added = false;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->count < b->cap) {
+		uint8_t *copy = b->data + b->count * (size_t)b->cfg.sector;
+
+		memcpy(copy, data, b->cfg.sector);
+		b->sectors[b->count].stream_offset = stream_offset;
+		b->sectors[b->count].data = copy;
+		b->count++;
+		added = true;
+	} else {
+		b->dropped++;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return added;
+}
+
+static int diag_sector_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct guac_diag_sector *)a)->stream_offset;
+	uint64_t y = ((const struct guac_diag_sector *)b)->stream_offset;
+
+	return x < y ? -1 : x > y;
+}
+
+int guac_diag_batch_run(struct guac_diag_batch *b, struct guac_diag_search *search)
+{
+	int ret;
+
+	pthread_mutex_lock(&b->lock);
+	/* Workers add out of order; reports read best in device order. */
+	qsort(b->sectors, b->count, sizeof(*b->sectors), diag_sector_cmp);
+	ret = guac_diag_run(&b->cfg, b->sectors, b->count, b->results, search);
+	pthread_mutex_unlock(&b->lock);
+	return ret;
+}
+
+size_t guac_diag_batch_count(const struct guac_diag_batch *b)
+{
+	return b->count;
+}
+
+uint64_t guac_diag_batch_dropped(const struct guac_diag_batch *b)
+{
+	return b->dropped;
+}
+
+const struct guac_diag_result *guac_diag_batch_result(const struct guac_diag_batch *b, size_t i)
+{
+	return i < b->count ? &b->results[i] : NULL;
+}
+
+void guac_diag_batch_free(struct guac_diag_batch *b)
+{
+	if (!b)
+		return;
+	if (b->data && b->sectors && b->results)
+		pthread_mutex_destroy(&b->lock);
+	free(b->results);
+	free(b->sectors);
+	free(b->data);
+	free(b);
+}

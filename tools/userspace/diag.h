@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Diagnosis of bad sectors: when a sector does not hold the stream bytes it
+ * should, say what it holds instead. Because the stream is deterministic and
+ * seekable, "what else could this be" is a question we can answer by
+ * regenerating candidates: zeros or ones (a sector never written, or
+ * trimmed), a torn write (head or tail right), an earlier pass's data at the
+ * same place (a lost write: stale data), another sector of this pass (a
+ * misdirected write), another sector a power of two away (a fake-capacity
+ * drive whose addresses wrap), or nothing we know (random or foreign data).
+ *
+ * docs/diagnosis.md explains each class to a storage engineer, and how the
+ * misdirection search works and what it costs.
+ *
+ * Usage, from guac verify:
+ *
+ *	struct guac_diag_config cfg;
+ *	struct guac_diag_pass pass = { .origin = O, .stream_offset = S,
+ *				       .device_offset = D, .length = L };
+ *
+ *	guac_diag_config_init(&cfg, impl, sector, &pass);
+ *	cfg.history = earlier_passes;	// optional: the manifest's history
+ *	cfg.nhistory = n;
+ *	// collect the bad sectors (stream offset + the bytes read), then, once:
+ *	guac_diag_run(&cfg, sectors, nsectors, results, &search);
+ *	for each i: guac_diag_describe(&results[i], line, sizeof(line));
+ *
+ * or let a guac_diag_batch collect them (copies, thread-safe, capped):
+ * guac_diag_batch_new(), guac_diag_batch_add() per bad sector from the
+ * workers, guac_diag_batch_run() once at the end, guac_diag_batch_result().
+ *
+ * Diagnose bad sectors in one batch when you can: the misdirection search
+ * sweeps the pass range once for the whole batch, so its cost is the same
+ * for 1 sector or 10,000. Each call is independent and thread-safe (no global
+ * state); the sector data is only read during the call.
+ */
+#ifndef GUAC_DIAG_H
+#define GUAC_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "libguac.h"
+
+/*
+ * One write pass over the target: stream bytes [stream_offset,
+ * stream_offset + length) as seen from block @origin were written at device
+ * (or file) bytes [device_offset, device_offset + length). Device byte d of
+ * the pass holds stream byte stream_offset + (d - device_offset).
+ *
+ * For a history entry, length 0 means "extent unknown": the same mapping is
+ * assumed everywhere. A history that only knows origins (all passes written
+ * at stream offset = device offset) uses { .origin = O } with the rest 0.
+ */
+struct guac_diag_pass {
+	uint64_t origin;
+	uint64_t stream_offset;
+	uint64_t device_offset;
+	uint64_t length;
+};
+
+enum guac_diag_class {
+	GUAC_DIAG_OK,		/* the sector matches after all (nothing to say) */
+	GUAC_DIAG_ALL_ZERO,	/* every byte 0x00 */
+	GUAC_DIAG_ALL_ONES,	/* every byte 0xff */
+	GUAC_DIAG_TORN,		/* head and/or tail right, the rest something else */
+	GUAC_DIAG_STALE_ORIGIN,	/* this very place, under an earlier pass's origin */
+	GUAC_DIAG_MISDIRECTED,	/* another sector of this pass, same origin */
+	GUAC_DIAG_WRAPPED,	/* another sector a power-of-two multiple away */
+	GUAC_DIAG_PARTIAL_MATCH, /* most bytes right in place: scattered damage */
+	GUAC_DIAG_UNKNOWN,	/* none of the above (see entropy, search) */
+	GUAC_DIAG_CLASS_COUNT
+};
+
+/* What the wrong part of a TORN sector holds. */
+enum guac_diag_rest {
+	GUAC_DIAG_REST_ZEROS,
+	GUAC_DIAG_REST_ONES,
+	GUAC_DIAG_REST_STALE,	/* an earlier pass's data: found_origin names it */
+	GUAC_DIAG_REST_OTHER,	/* none of those */
+	GUAC_DIAG_REST_COUNT
+};
+
+/* One bad sector to diagnose. */
+struct guac_diag_sector {
+	uint64_t stream_offset;	/* what the sector should hold, in the pass's stream */
+	const uint8_t *data;	/* the @sector bytes actually read */
+};
+
+struct guac_diag_result {
+	enum guac_diag_class cls;
+	uint64_t stream_offset;		/* the expected stream offset (input) */
+	uint64_t device_offset;		/* where the sector is: pass mapping of the above */
+
+	/* TORN: bytes right at the head and at the tail (exact, byte granularity). */
+	uint32_t head_ok, tail_ok;
+	enum guac_diag_rest rest;	/* TORN: what the wrong middle holds */
+
+	/* STALE_ORIGIN, and TORN with rest == STALE: the pass the data came from. */
+	uint64_t found_origin;
+
+	/*
+	 * STALE_ORIGIN, MISDIRECTED, WRAPPED: the stream offset the sector holds,
+	 * and the device byte that data was meant for (found_device_offset /
+	 * sector is its LBA); distance = found_device_offset - device_offset.
+	 */
+	uint64_t found_stream_offset;
+	uint64_t found_device_offset;
+	int64_t distance;
+
+	/*
+	 * WRAPPED: the apparent real capacity in bytes (a power of two): the
+	 * smallest one consistent with this sector (see docs/diagnosis.md);
+	 * capacity_max the largest (the power of two dividing the distance).
+	 */
+	uint64_t capacity, capacity_max;
+
+	/* PARTIAL_MATCH and TORN: bytes equal to the expected ones, anywhere. */
+	uint32_t matching_bytes;
+	uint32_t bit_flips;		/* PARTIAL_MATCH: bits that differ */
+
+	/* UNKNOWN: Shannon entropy of the byte histogram, 0..8 bits per byte. */
+	double entropy;
+	bool constant;			/* UNKNOWN: every byte is constant_byte */
+	uint8_t constant_byte;
+
+	/*
+	 * UNKNOWN: false if the misdirection search stopped at its bound before
+	 * covering the pass range, so "unknown" means "not found so far".
+	 */
+	bool search_complete;
+};
+
+/* What the misdirection sweep did, for the whole batch. */
+struct guac_diag_search {
+	uint64_t sectors_searched;	/* bad sectors still unexplained before the sweep */
+	uint64_t range_bytes;		/* bytes of pass range the sweep had to cover */
+	uint64_t swept_bytes;		/* bytes of pass range it covered */
+	uint64_t candidates;		/* first-block hits checked in full */
+	bool exhaustive;		/* the whole range swept, or every sector found */
+	bool stopped_by_time;		/* else, if not exhaustive, by max_bytes */
+	double seconds;			/* wall time of the sweep */
+};
+
+#define GUAC_DIAG_DEFAULT_MAX_BYTES (64ULL << 40)	/* 64 TiB of pass range */
+#define GUAC_DIAG_DEFAULT_MAX_SECONDS 30.0
+#define GUAC_DIAG_DEFAULT_WRAP_MIN (1ULL << 20)	/* smallest capacity called WRAPPED */
+
+struct guac_diag_config {
+	enum guac_impl impl;		/* generator; guac_impl_best() for speed */
+	unsigned int sector;		/* bytes: a multiple of 64, 128 to 1 MiB */
+	struct guac_diag_pass pass;	/* the pass being verified (expected origin) */
+	const struct guac_diag_pass *history;	/* earlier passes, newest first */
+	size_t nhistory;
+
+	/*
+	 * Bounds of the misdirection sweep: whichever comes first. It always
+	 * starts with the cheap probes (power-of-two distances and the
+	 * neighbourhood of each bad sector), then sweeps the pass range in order.
+	 */
+	uint64_t max_bytes;		/* of pass range; 0: probes only */
+	double max_seconds;		/* <= 0: no time bound */
+	unsigned int jobs;		/* sweep threads (default 1, at most 64) */
+	uint64_t wrap_min;		/* WRAPPED needs a capacity at least this */
+};
+
+/* Defaults for everything but @impl, @sector and the pass (copied). */
+void guac_diag_config_init(struct guac_diag_config *cfg, enum guac_impl impl,
+			   unsigned int sector, const struct guac_diag_pass *pass);
+
+/*
+ * Diagnose @n sectors into @results[0..n). @search (may be NULL) gets what the
+ * misdirection sweep did. Returns 0, -EINVAL for a bad config (sector size),
+ * or -ENOMEM.
+ */
+int guac_diag_run(const struct guac_diag_config *cfg, const struct guac_diag_sector *sectors,
+		  size_t n, struct guac_diag_result *results, struct guac_diag_search *search);
+
+/*
+ * A batch that collects bad sectors as verify finds them (from any thread,
+ * in any order: it copies the bytes), then diagnoses them all with one
+ * sweep. It keeps at most @max_sectors; later ones are only counted.
+ * @cfg is copied, but its history array must outlive the batch.
+ */
+struct guac_diag_batch;
+
+struct guac_diag_batch *guac_diag_batch_new(const struct guac_diag_config *cfg,
+					    size_t max_sectors);
+/* False if the batch was full (the sector is counted in dropped). */
+bool guac_diag_batch_add(struct guac_diag_batch *b, uint64_t stream_offset, const uint8_t *data);
+/* Diagnose what was added, sorted by stream offset; as guac_diag_run(). */
+int guac_diag_batch_run(struct guac_diag_batch *b, struct guac_diag_search *search);
+size_t guac_diag_batch_count(const struct guac_diag_batch *b);
+uint64_t guac_diag_batch_dropped(const struct guac_diag_batch *b);
+/* Result @i (< count) of the last run, in stream offset order. */
+const struct guac_diag_result *guac_diag_batch_result(const struct guac_diag_batch *b, size_t i);
+void guac_diag_batch_free(struct guac_diag_batch *b);
+
+/* "ALL_ZERO", "TORN", ...: stable names, also used in JSON. */
+const char *guac_diag_class_name(enum guac_diag_class cls);
+const char *guac_diag_rest_name(enum guac_diag_rest rest);
+
+/*
+ * One line (no newline) saying what the sector holds and what that suggests,
+ * e.g. "MISDIRECTED: holds stream offset 1048576, meant for LBA 256 (byte
+ * 1048576), 248 sectors later: a misdirected write landed here, and this
+ * sector's own write was lost". Returns @buf, truncated to @size.
+ */
+const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int sector,
+			       char *buf, size_t size);
+
+/* The result as one JSON object: {"class":"TORN","head_ok":512,...}. */
+void guac_diag_json(FILE *f, const struct guac_diag_result *r, unsigned int sector);
+
+/*
+ * The sweep's generator, exposed for tests and benchmarks: the first 8 bytes
+ * (little-endian) of blocks first, first + stride, ... (n of them, mod 2^64).
+ */
+void guac_diag_block_keys(enum guac_impl impl, uint64_t *keys, uint64_t first,
+			  uint64_t stride, size_t n);
+
+#endif /* GUAC_DIAG_H */

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The I/O engine of guac write and guac verify (io_engine.h). One thread per
+ * contiguous part keeps each thread's I/O sequential, which is what disks
+ * and their read-ahead like best, and lets a part's progress be one number.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include "io_engine.h"
+#include "util.h"
+
+#define GUAC_IO_PROGRESS_NS 500000000L	/* between progress lines */
+
+struct guac_io_ops guac_io_sys = { pread, pwrite, read };
+
+/* First line of a sysfs file, without the newline; false if absent or empty. */
+static bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(out, (int)size, f))
+		out[0] = 0;
+	fclose(f);
+	n = strlen(out);
+	while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = 0;
+	return n > 0;
+}
+
+/*
+ * The sysfs directory of the whole disk holding device @dev: partitions
+ * have no serial or WWN of their own, their parent has.
+ */
+static bool guac_sysfs_disk(dev_t dev, char *dir, size_t size)
+{
+	char link[64], real[PATH_MAX], tmp[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	if (!realpath(link, real))
+		return false;
+	snprintf(tmp, sizeof(tmp), "%s/partition", real);
+	if (!stat(tmp, &st)) {
+		snprintf(tmp, sizeof(tmp), "%s", real);
+		snprintf(real, sizeof(real), "%s", dirname(tmp));
+	}
+	snprintf(dir, size, "%s", real);
+	return true;
+}
+
+static void guac_target_identity(struct guac_target *t, dev_t dev)
+{
+	char dir[PATH_MAX], val[64];
+
+	if (!guac_sysfs_disk(dev, dir, sizeof(dir)))
+		return;
+	if (!guac_sysfs_read(dir, "device/wwid", t->wwid, sizeof(t->wwid)))
+		guac_sysfs_read(dir, "wwid", t->wwid, sizeof(t->wwid));
+	if (!guac_sysfs_read(dir, "device/serial", t->serial, sizeof(t->serial)))
+		guac_sysfs_read(dir, "serial", t->serial, sizeof(t->serial));
+	/* A file's O_DIRECT alignment is its disk's logical block size. */
+	if (t->kind == GUAC_TARGET_FILE &&
+	    guac_sysfs_read(dir, "queue/logical_block_size", val, sizeof(val))) {
+		unsigned long v = strtoul(val, NULL, 10);
+
+		if (v >= 512 && v <= 65536 && !(v & (v - 1)))
+			t->sector = (unsigned int)v;
+	}
+}
+
+unsigned int guac_dir_sector(const char *path)
+{
+	struct guac_target t = { .kind = GUAC_TARGET_FILE, .sector = 512 };
+	char copy[PATH_MAX];
+	struct stat st;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	if (!stat(dirname(copy), &st))
+		guac_target_identity(&t, st.st_dev);
+	return t.sector;
+}
+
+/* Kind, size, sector and identity of the open @t->fd. */
+static bool guac_target_describe(struct guac_target *t)
+{
+	struct stat st;
+	int ssz;
+
+	if (fstat(t->fd, &st)) {
+		guac_err("cannot stat '%s': %s", t->path, strerror(errno));
+		return false;
+	}
+	t->sector = 512;
+	if (S_ISDIR(st.st_mode)) {
+		guac_err("'%s' is a directory", t->path);
+		return false;
+	}
+	if (S_ISREG(st.st_mode)) {
+		t->kind = GUAC_TARGET_FILE;
+		t->size = (uint64_t)st.st_size;
+		guac_target_identity(t, st.st_dev);
+	} else if (S_ISBLK(st.st_mode)) {
+		t->kind = GUAC_TARGET_BLOCK;
+		if (ioctl(t->fd, BLKGETSIZE64, &t->size)) {
+			guac_err("cannot get the size of '%s': %s", t->path, strerror(errno));
+			return false;
+		}
+		if (ioctl(t->fd, BLKSSZGET, &ssz) || ssz < 512) {
+			guac_err("cannot get the sector size of '%s': %s", t->path,
+				 strerror(errno));
+			return false;
+		}
+		t->sector = (unsigned int)ssz;
+		guac_target_identity(t, st.st_rdev);
+	} else {
+		t->kind = GUAC_TARGET_STREAM;	/* pipe, socket, character device */
+		t->size = 0;
+	}
+	return true;
+}
+
+bool guac_target_probe(struct guac_target *t, const char *path)
+{
+	bool ok;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (t->fd < 0) {
+		guac_err("cannot open '%s': %s", path, strerror(errno));
+		return false;
+	}
+	ok = guac_target_describe(t);
+	close(t->fd);
+	t->fd = -1;
+	return ok;
+}
+
+bool guac_target_open(struct guac_target *t, const char *path, bool write,
+		      enum guac_direct direct, bool sync)
+{
+	int flags = O_CLOEXEC | (write ? O_WRONLY : O_RDONLY);
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->fd = -1;
+	t->writable = write;
+	if (!strcmp(path, "-")) {
+		if (write || direct == GUAC_DIRECT_ON) {
+			guac_err("standard input can only be read, and not with --direct");
+			return false;
+		}
+		t->fd = STDIN_FILENO;
+		return guac_target_describe(t);
+	}
+	/* Decide before opening for real, so nothing is created or written in vain. */
+	if (stat(path, &st)) {
+		if (errno != ENOENT || !write) {
+			guac_err("cannot open '%s': %s", path, strerror(errno));
+			return false;
+		}
+		st.st_mode = S_IFREG;
+		flags |= O_CREAT;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		guac_err("'%s' is a directory", path);
+		return false;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		if (write) {
+			guac_err("'%s' is neither a regular file nor a block device", path);
+			return false;
+		}
+		if (direct == GUAC_DIRECT_ON) {
+			guac_err("'%s' is a pipe or character device: O_DIRECT (--direct) is "
+				 "impossible there", path);
+			return false;
+		}
+	}
+	if (S_ISBLK(st.st_mode) && write)
+		flags |= O_EXCL;	/* refuses a mounted or otherwise claimed device */
+	t->direct = direct == GUAC_DIRECT_ON ||
+		    (direct == GUAC_DIRECT_DEFAULT && S_ISBLK(st.st_mode));
+	if (t->direct)
+		flags |= O_DIRECT;
+	if (sync)
+		flags |= O_DSYNC;
+	t->fd = open(path, flags, 0644);
+	if (t->fd < 0 && errno == EINVAL && t->direct) {
+		/* Linux creates the file before it checks O_DIRECT: undo that. */
+		if (flags & O_CREAT)
+			unlink(path);
+		guac_err("'%s' does not support O_DIRECT (its file system, e.g. ramfs, or "
+			 "tmpfs before Linux 6.6, has no direct I/O): refusing to go through the page cache instead; "
+			 "use --buffered to accept cached I/O", path);
+		return false;
+	}
+	if (t->fd < 0 && !t->direct && errno == EINVAL) {
+		guac_err("cannot open '%s': %s", path, strerror(errno));
+		return false;
+	}
+	if (t->fd < 0) {
+		guac_err("cannot open '%s'%s: %s", path,
+			 errno == EBUSY ? " (mounted or in use)" : "", strerror(errno));
+		return false;
+	}
+	if (!guac_target_describe(t)) {
+		close(t->fd);
+		t->fd = -1;
+		return false;
+	}
+	return true;
+}
+
+void guac_target_close(struct guac_target *t)
+{
+	if (t->fd > STDIN_FILENO)
+		close(t->fd);
+	t->fd = -1;
+}
+
+const char *guac_target_mode(const struct guac_target *t)
+{
+	return t->direct ? "direct" : "buffered";
+}
+
+const char *guac_fmt_rate(char *buf, size_t size, double bytes_per_second)
+{
+	if (bytes_per_second >= 1e9)
+		snprintf(buf, size, "%.2f GB/s", bytes_per_second / 1e9);
+	else
+		snprintf(buf, size, "%.1f MB/s", bytes_per_second / 1e6);
+	return buf;
+}
+
+const char *guac_fmt_duration(char *buf, size_t size, double s)
+{
+	unsigned long t = (unsigned long)(s + 0.5);
+
+	snprintf(buf, size, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+	return buf;
+}
+
+void guac_io_split(struct guac_io *io, unsigned int sector)
+{
+	uint64_t sectors = (io->length + sector - 1) / sector, pos = 0;
+	unsigned int i, n = 0;
+
+	if (io->jobs < 1)
+		io->jobs = 1;
+	if (io->jobs > GUAC_IO_MAX_JOBS)
+		io->jobs = GUAC_IO_MAX_JOBS;
+	for (i = 0; i < io->jobs; i++) {
+		/* Sector counts differ by at most one between parts. */
+		uint64_t part = sectors / io->jobs + (i < sectors % io->jobs);
+		uint64_t end = pos + part * sector;
+
+		if (end > io->length)
+			end = io->length;
+		if (end == pos && n)
+			continue;
+		io->job[n] = (struct guac_io_job){ .io = io, .index = n, .start = pos, .end = end };
+		n++;
+		pos = end;
+	}
+	io->jobs = n;
+}
+
+static const struct guac_io_ops *guac_io_ops_of(const struct guac_io *io)
+{
+	return io->ops ? io->ops : &guac_io_sys;
+}
+
+/* Write all @len bytes at device offset @off; *@done says how many made it. */
+static int guac_io_pwrite_all(const struct guac_io *io, const uint8_t *buf, size_t len,
+			      uint64_t off, size_t *done)
+{
+	const struct guac_io_ops *ops = guac_io_ops_of(io);
+
+	*done = 0;
+	while (*done < len) {
+		ssize_t n = ops->pwrite(io->target->fd, buf + *done, len - *done,
+					(off_t)(off + *done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (!n)
+			return ENOSPC;	/* no progress: the medium is full */
+		*done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Read up to @len bytes at device offset @off; *@got < @len without error is EOF. */
+static int guac_io_pread_all(const struct guac_io *io, uint8_t *buf, size_t len,
+			     uint64_t off, size_t *got)
+{
+	const struct guac_io_ops *ops = guac_io_ops_of(io);
+	bool stream = io->target->kind == GUAC_TARGET_STREAM;
+
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = stream ? ops->read(io->target->fd, buf + *got, len - *got) :
+			    ops->pread(io->target->fd, buf + *got, len - *got,
+				       (off_t)(off + *got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (!n)
+			break;
+		*got += (size_t)n;
+		/* O_DIRECT reads that stop short mid-sector are the end of the file. */
+		if (io->target->direct && *got % io->target->sector)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Read run positions [@pos, @pos + @len) into @buf. O_DIRECT needs sector
+ * alignment, so direct reads take the enclosing sectors and *@data points
+ * at the bytes asked for. Returns the errno; *@got the bytes obtained.
+ */
+static int guac_io_read_at(const struct guac_io *io, uint8_t *buf, uint64_t pos, size_t len,
+			   const uint8_t **data, size_t *got)
+{
+	uint64_t dev = io->base + pos, a0 = dev, a1 = dev + len;
+	size_t agot;
+	int err;
+
+	if (io->target->direct) {
+		a0 = dev / io->target->sector * io->target->sector;
+		a1 = (dev + len + io->target->sector - 1) / io->target->sector * io->target->sector;
+	}
+	err = guac_io_pread_all(io, buf, (size_t)(a1 - a0), a0, &agot);
+	*data = buf + (dev - a0);
+	*got = agot > dev - a0 ? agot - (size_t)(dev - a0) : 0;
+	if (*got > len)
+		*got = len;
+	return err;
+}
+
+static void guac_io_set_eof(struct guac_io *io, uint64_t pos)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+	pthread_mutex_lock(&lock);
+	if (!io->eof || pos < io->eof_pos) {
+		io->eof = true;
+		io->eof_pos = pos;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * A block failed to read: retry it one device sector at a time, so the good
+ * sectors are still checked and only the bad ones are reported unreadable.
+ * Returns false at the end of the data.
+ */
+static bool guac_io_read_sectors(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len)
+{
+	struct guac_io *io = job->io;
+	unsigned int sector = io->target->sector;
+	uint64_t end = pos + len;
+
+	while (pos < end) {
+		uint64_t dev = io->base + pos;
+		size_t n = sector - (size_t)(dev % sector), got;
+		const uint8_t *data;
+		int err;
+
+		if (n > end - pos)
+			n = (size_t)(end - pos);
+		err = guac_io_read_at(io, buf, pos, n, &data, &got);
+		if (err) {
+			io->hooks.unreadable(job, pos, n, err);
+		} else {
+			if (got)
+				io->hooks.consume(job, data, pos, got);
+			if (got < n) {
+				guac_io_set_eof(io, pos + got);
+				atomic_store(&job->done, pos + got - job->start);
+				return false;
+			}
+		}
+		pos += n;
+		atomic_store(&job->done, pos - job->start);
+	}
+	return true;
+}
+
+static void *guac_io_worker(void *arg)
+{
+	struct guac_io_job *job = arg;
+	struct guac_io *io = job->io;
+	/* Room for the sectors around an unaligned direct read. */
+	uint8_t *buf = guac_alloc(io->bs + 2 * (size_t)io->target->sector);
+	uint64_t pos = job->start + job->resume;
+
+	atomic_store(&job->done, job->resume);
+	while (pos < job->end) {
+		size_t n = job->end - pos < io->bs ? (size_t)(job->end - pos) : io->bs, got;
+		const uint8_t *data;
+		int err;
+
+		if (io->stop && atomic_load(io->stop))
+			break;
+		if (io->write) {
+			io->hooks.produce(job, buf, pos, n);
+			err = guac_io_pwrite_all(io, buf, n, io->base + pos, &got);
+			if (err) {
+				job->error = err;
+				job->error_pos = pos + got;
+				atomic_store(&job->done, pos + got - job->start);
+				break;
+			}
+		} else {
+			err = guac_io_read_at(io, buf, pos, n, &data, &got);
+			if (err && io->target->kind == GUAC_TARGET_STREAM) {
+				job->error = err;	/* a pipe cannot be re-read */
+				job->error_pos = pos + got;
+				break;
+			}
+			if (err) {
+				if (!guac_io_read_sectors(job, buf, pos, n))
+					break;
+				pos += n;
+				continue;
+			}
+			if (got)
+				io->hooks.consume(job, data, pos, got);
+			if (got < n) {
+				guac_io_set_eof(io, pos + got);
+				atomic_store(&job->done, pos + got - job->start);
+				break;
+			}
+		}
+		pos += n;
+		atomic_store(&job->done, pos - job->start);
+	}
+	free(buf);
+	return NULL;
+}
+
+uint64_t guac_io_done(const struct guac_io *io)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < io->jobs; i++)
+		sum += atomic_load(&io->job[i].done);
+	return sum;
+}
+
+static void guac_io_progress(const struct guac_io *io, double start)
+{
+	char done_s[32], total_s[32], rate_s[32], eta_s[32];
+	uint64_t done = guac_io_done(io), resumed = 0, total = 0;
+	double secs = guac_now() - start, rate;
+	unsigned int i;
+
+	for (i = 0; i < io->jobs; i++) {
+		resumed += io->job[i].resume;
+		total += io->job[i].end - io->job[i].start;
+	}
+	rate = secs > 0 ? (double)(done - resumed) / secs : 0;
+	/* A command that runs the engine several times shows one line for all of it. */
+	done += io->progress_before;
+	if (io->progress_total)
+		total = io->progress_total;
+	guac_fmt_bytes(done_s, sizeof(done_s), (double)done);
+	guac_fmt_rate(rate_s, sizeof(rate_s), rate);
+	if (io->length != UINT64_MAX && rate > 0) {
+		guac_fmt_bytes(total_s, sizeof(total_s), (double)total);
+		guac_fmt_duration(eta_s, sizeof(eta_s), (double)(total - done) / rate);
+		fprintf(stderr, "\r\033[K%s: %s of %s, %s, ETA %s", io->label, done_s, total_s,
+			rate_s, eta_s);
+	} else {
+		fprintf(stderr, "\r\033[K%s: %s, %s", io->label, done_s, rate_s);
+	}
+}
+
+/* The main thread sleeps on @done until the workers end or a progress line is due. */
+struct guac_io_wait {
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	unsigned int finished;
+};
+
+struct guac_io_thread {
+	struct guac_io_job *job;
+	struct guac_io_wait *wait;
+};
+
+static void *guac_io_thread_main(void *arg)
+{
+	struct guac_io_thread *th = arg;
+
+	guac_io_worker(th->job);
+	pthread_mutex_lock(&th->wait->lock);
+	th->wait->finished++;
+	pthread_cond_signal(&th->wait->done);
+	pthread_mutex_unlock(&th->wait->lock);
+	return NULL;
+}
+
+int guac_io_run(struct guac_io *io)
+{
+	static struct guac_io_thread th[GUAC_IO_MAX_JOBS];
+	pthread_t tid[GUAC_IO_MAX_JOBS];
+	struct guac_io_wait wait = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	double start = guac_now();
+	unsigned int i, started = 0;
+	int err = 0;
+
+	if (!io->bs)
+		io->bs = GUAC_IO_DEFAULT_BS;
+	if (io->target->kind == GUAC_TARGET_STREAM && io->jobs > 1)
+		io->jobs = 1;	/* a pipe has one position */
+	if (!io->target->direct && io->target->kind != GUAC_TARGET_STREAM && !io->write)
+		posix_fadvise(io->target->fd, (off_t)io->base, 0, POSIX_FADV_SEQUENTIAL);
+	for (i = 0; i < io->jobs; i++) {
+		th[i] = (struct guac_io_thread){ &io->job[i], &wait };
+		err = pthread_create(&tid[i], NULL, guac_io_thread_main, &th[i]);
+		if (err)
+			break;
+		started++;
+	}
+	if (err) {
+		/* Parts without a thread stay undone; the report says so. */
+		if (io->stop)
+			atomic_store(io->stop, true);
+		guac_err("cannot start a thread: %s", strerror(err));
+	}
+	pthread_mutex_lock(&wait.lock);
+	while (wait.finished < started) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += GUAC_IO_PROGRESS_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&wait.done, &wait.lock, &ts) == ETIMEDOUT &&
+		    io->progress)
+			guac_io_progress(io, start);
+	}
+	pthread_mutex_unlock(&wait.lock);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	if (io->progress)
+		fputs("\r\033[K", stderr);
+	if (io->stop && atomic_load(io->stop)) {
+		uint64_t total = 0;
+
+		for (i = 0; i < io->jobs; i++)
+			total += io->job[i].end - io->job[i].start;
+		io->interrupted = guac_io_done(io) < total && !io->eof;
+	}
+	/* Durable means fsynced: without this, "written" is only "in the cache". */
+	if (io->write && fsync(io->target->fd))
+		io->sync_error = errno;
+	io->seconds = guac_now() - start;
+	return err;
+}
+
+static atomic_bool *guac_io_stop_flag;
+
+static void guac_io_on_signal(int sig)
+{
+	(void)sig;
+	if (guac_io_stop_flag)
+		atomic_store(guac_io_stop_flag, true);
+}
+
+void guac_io_catch_signals(atomic_bool *stop)
+{
+	struct sigaction sa;
+
+	guac_io_stop_flag = stop;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = guac_io_on_signal;
+	/* A second Ctrl-C kills at once, for a stuck device. */
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The I/O engine shared by guac write and guac verify: it opens a target
+ * (regular file, block device, or for verify a pipe), splits a byte range of
+ * it into contiguous parts, one per thread, and moves the data with
+ * pwrite/pread loops that handle short transfers, EINTR and (for reads) EIO
+ * sector by sector. The commands only fill or check buffers.
+ *
+ * Positions: "device offsets" are byte positions in the target; a run covers
+ * [base, base + length) of it. Jobs are handed positions relative to @base.
+ */
+#ifndef GUAC_IO_ENGINE_H
+#define GUAC_IO_ENGINE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define GUAC_IO_MAX_JOBS 256
+#define GUAC_IO_DEFAULT_BS (1u << 20)
+#define GUAC_IO_MAX_BS (64u << 20)
+#define GUAC_IO_ALIGN 4096u		/* buffer alignment that suits O_DIRECT everywhere */
+
+enum guac_target_kind { GUAC_TARGET_FILE, GUAC_TARGET_BLOCK, GUAC_TARGET_STREAM };
+
+/* Direct I/O choice: default (direct for block devices only), forced on or off. */
+enum guac_direct { GUAC_DIRECT_DEFAULT, GUAC_DIRECT_ON, GUAC_DIRECT_OFF };
+
+struct guac_target {
+	char path[4096];
+	int fd;
+	enum guac_target_kind kind;
+	bool direct;			/* opened with O_DIRECT */
+	bool writable;
+	uint64_t size;			/* bytes; 0 for a stream */
+	unsigned int sector;		/* logical sector size (512 for files) */
+	char serial[256];		/* block devices, when sysfs exposes them */
+	char wwid[256];
+};
+
+/*
+ * Open @path for reading or writing. Writing never creates or truncates a
+ * block device; a regular file is created if missing (never truncated).
+ * @sync adds O_DSYNC. Returns false after a message naming the problem; in
+ * particular, a forced --direct on a file system without O_DIRECT support
+ * (tmpfs) is refused, never silently done through the page cache.
+ */
+bool guac_target_open(struct guac_target *t, const char *path, bool write,
+		      enum guac_direct direct, bool sync);
+
+/* Size, kind, sector and identity of @path without opening it for I/O. */
+bool guac_target_probe(struct guac_target *t, const char *path);
+
+void guac_target_close(struct guac_target *t);
+
+/* The logical sector of the disk under the directory of @path (a file to be created). */
+unsigned int guac_dir_sector(const char *path);
+
+/* "direct" or "buffered", for reports. */
+const char *guac_target_mode(const struct guac_target *t);
+
+/* Injectable system calls: tests replace them to produce EIO or short I/O. */
+struct guac_io_ops {
+	ssize_t (*pread)(int fd, void *buf, size_t len, off_t off);
+	ssize_t (*pwrite)(int fd, const void *buf, size_t len, off_t off);
+	ssize_t (*read)(int fd, void *buf, size_t len);
+};
+extern struct guac_io_ops guac_io_sys;
+
+struct guac_io;
+
+/* One thread's contiguous part of the run. */
+struct guac_io_job {
+	struct guac_io *io;
+	unsigned int index;
+	uint64_t start, end;		/* run positions [start, end) */
+	uint64_t resume;		/* bytes of the part already done before this run */
+	_Atomic uint64_t done;		/* bytes done, @resume included */
+	int error;			/* first fatal errno (write: ENOSPC, EIO...) */
+	uint64_t error_pos;		/* run position of that error */
+	void *priv;			/* the command's per-job state */
+};
+
+/*
+ * Hooks. produce fills @buf with the bytes for run position @pos (write).
+ * consume checks @len bytes read at @pos (verify). unreadable reports run
+ * positions [@pos, @pos + @len) that gave @err even sector by sector.
+ */
+struct guac_io_hooks {
+	void (*produce)(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len);
+	void (*consume)(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len);
+	void (*unreadable)(struct guac_io_job *job, uint64_t pos, size_t len, int err);
+};
+
+struct guac_io {
+	struct guac_target *target;
+	bool write;
+	uint64_t base;			/* device offset of run position 0 */
+	uint64_t length;		/* bytes in the run; for a stream, UINT64_MAX if unbounded */
+	size_t bs;			/* bytes per system call */
+	unsigned int jobs;
+	struct guac_io_hooks hooks;
+	const struct guac_io_ops *ops;	/* NULL: the real system calls */
+	const char *label;		/* "write" or "verify", for the progress line */
+	bool progress;			/* draw a progress line on standard error */
+	uint64_t progress_before;	/* bytes done by earlier runs of the same command */
+	uint64_t progress_total;	/* the command's whole work, or 0: this run's */
+	atomic_bool *stop;		/* set (e.g. by SIGINT) to end after the current block */
+
+	/* Filled by the engine. */
+	struct guac_io_job job[GUAC_IO_MAX_JOBS];
+	bool eof;			/* a file or stream ended before @length */
+	uint64_t eof_pos;		/* run position of the end */
+	bool interrupted;		/* @stop was seen before the end */
+	int sync_error;			/* fsync's errno */
+	double seconds;
+};
+
+/*
+ * Split [0, @length) into @jobs contiguous parts, each a multiple of @sector
+ * except the last; parts with nothing to do are dropped (jobs shrinks).
+ * Resume offsets start at 0.
+ */
+void guac_io_split(struct guac_io *io, unsigned int sector);
+
+/*
+ * Run every job on its thread (one for a stream) and wait. Writes end with
+ * fsync, whose failure lands in @sync_error. Returns 0 or the errno of a
+ * thread that could not start.
+ */
+int guac_io_run(struct guac_io *io);
+
+/* Bytes done over all jobs. */
+uint64_t guac_io_done(const struct guac_io *io);
+
+/* Install a SIGINT/SIGTERM handler that sets *@stop; the second signal kills. */
+void guac_io_catch_signals(atomic_bool *stop);
+
+/* "12.3 MB/s" or "1.23 GB/s" and "h:mm:ss": shared by the progress lines and reports. */
+const char *guac_fmt_rate(char *buf, size_t size, double bytes_per_second);
+const char *guac_fmt_duration(char *buf, size_t size, double seconds);
+
+#endif /* GUAC_IO_ENGINE_H */

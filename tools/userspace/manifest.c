@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The manifest (manifest.h, docs/manifest.md): a writer, and a small strict
+ * JSON parser for exactly this format. The parser builds a tree, then every
+ * field is looked up with its type; unknown keys are rejected too, so a typo
+ * in a hand-edited manifest is an error rather than a silently ignored field.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "manifest.h"
+#include "shard.h"
+#include "util.h"
+
+#define JSON_MAX_DEPTH 8
+
+enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+
+struct json {
+	enum json_type type;
+	char *str;			/* string value, or a number's text */
+	bool boolean;
+	char *key;			/* member name inside an object */
+	struct json *child, *next;	/* array elements or object members */
+};
+
+struct json_parser {
+	const char *s, *end, *p;
+	char err[160];
+};
+
+static struct json *json_new(enum json_type type)
+{
+	struct json *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		guac_err("out of memory");
+		exit(GUAC_EXIT_ERROR);
+	}
+	j->type = type;
+	return j;
+}
+
+static void json_free(struct json *j)
+{
+	while (j) {
+		struct json *next = j->next;
+
+		json_free(j->child);
+		free(j->str);
+		free(j->key);
+		free(j);
+		j = next;
+	}
+}
+
+static bool json_fail(struct json_parser *ps, const char *what)
+{
+	if (!ps->err[0]) {
+		if (ps->p >= ps->end)
+			snprintf(ps->err, sizeof(ps->err),
+				 "truncated: the text ends (byte %zu) where %s was expected",
+				 (size_t)(ps->end - ps->s), what);
+		else
+			snprintf(ps->err, sizeof(ps->err), "syntax error at byte %zu: expected %s",
+				 (size_t)(ps->p - ps->s), what);
+	}
+	return false;
+}
+
+static void json_ws(struct json_parser *ps)
+{
+	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
+				   *ps->p == '\r'))
+		ps->p++;
+}
+
+/* A string without escapes beyond \" \\ \/ \n \t and \u00XX: all this format writes. */
+static bool json_string(struct json_parser *ps, char **out)
+{
+	size_t cap = 64, n = 0;
+	char *buf;
+
+	if (ps->p >= ps->end || *ps->p != '"')
+		return json_fail(ps, "a string");
+	ps->p++;
+	buf = malloc(cap);
+	while (buf) {
+		char c;
+
+		if (ps->p >= ps->end) {
+			free(buf);
+			return json_fail(ps, "the end of a string");
+		}
+		c = *ps->p++;
+		if (c == '"')
+			break;
+		if ((unsigned char)c < 0x20) {
+			free(buf);
+			ps->p--;
+			return json_fail(ps, "no control character inside a string");
+		}
+		if (c == '\\') {
+			if (ps->p >= ps->end) {
+				free(buf);
+				return json_fail(ps, "an escape");
+			}
+			c = *ps->p++;
+			if (c == 'n') {
+				c = '\n';
+			} else if (c == 't') {
+				c = '\t';
+			} else if (c == 'u') {
+				unsigned int v;
+
+				if (ps->end - ps->p < 4 || sscanf(ps->p, "%4x", &v) != 1 ||
+				    v > 0x7f || !v) {
+					free(buf);
+					return json_fail(ps, "\\u00XX with a non-zero ASCII value");
+				}
+				ps->p += 4;
+				c = (char)v;
+			} else if (c != '"' && c != '\\' && c != '/') {
+				free(buf);
+				ps->p--;
+				return json_fail(ps, "a known escape");
+			}
+		}
+		if (n + 2 > cap)
+			buf = realloc(buf, cap *= 2);
+		if (buf)
+			buf[n++] = c;
+	}
+	if (!buf) {
+		guac_err("out of memory");
+		exit(GUAC_EXIT_ERROR);
+	}
+	buf[n] = 0;
+	*out = buf;
+	return true;
+}
+
+static bool json_value(struct json_parser *ps, struct json **out, int depth);
+
+static bool json_container(struct json_parser *ps, struct json *j, int depth)
+{
+	bool object = j->type == JSON_OBJECT;
+	char close = object ? '}' : ']';
+	struct json **tail = &j->child;
+
+	ps->p++;
+	json_ws(ps);
+	if (ps->p < ps->end && *ps->p == close) {
+		ps->p++;
+		return true;
+	}
+	for (;;) {
+		char *key = NULL;
+		struct json *v;
+
+		json_ws(ps);
+		if (object) {
+			if (!json_string(ps, &key))
+				return false;
+			json_ws(ps);
+			if (ps->p >= ps->end || *ps->p != ':') {
+				free(key);
+				return json_fail(ps, "':'");
+			}
+			ps->p++;
+		}
+		if (!json_value(ps, &v, depth + 1)) {
+			free(key);
+			return false;
+		}
+		v->key = key;
+		*tail = v;
+		tail = &v->next;
+		json_ws(ps);
+		if (ps->p < ps->end && *ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		if (ps->p < ps->end && *ps->p == close) {
+			ps->p++;
+			return true;
+		}
+		return json_fail(ps, object ? "',' or '}'" : "',' or ']'");
+	}
+}
+
+static bool json_value(struct json_parser *ps, struct json **out, int depth)
+{
+	struct json *j;
+	const char *start;
+
+	if (depth > JSON_MAX_DEPTH)
+		return json_fail(ps, "less nesting");
+	json_ws(ps);
+	if (ps->p >= ps->end)
+		return json_fail(ps, "a value");
+	start = ps->p;
+	switch (*ps->p) {
+	case '{':
+	case '[':
+		j = json_new(*ps->p == '{' ? JSON_OBJECT : JSON_ARRAY);
+		*out = j;
+		return json_container(ps, j, depth);
+	case '"':
+		j = json_new(JSON_STRING);
+		*out = j;
+		return json_string(ps, &j->str);
+	case 't':
+	case 'f':
+	case 'n':
+		if (ps->end - ps->p >= 4 && !strncmp(ps->p, "true", 4)) {
+			j = json_new(JSON_BOOL);
+			j->boolean = true;
+			ps->p += 4;
+		} else if (ps->end - ps->p >= 5 && !strncmp(ps->p, "false", 5)) {
+			j = json_new(JSON_BOOL);
+			ps->p += 5;
+		} else if (ps->end - ps->p >= 4 && !strncmp(ps->p, "null", 4)) {
+			j = json_new(JSON_NULL);
+			ps->p += 4;
+		} else {
+			return json_fail(ps, "true, false or null");
+		}
+		*out = j;
+		return true;
+	default:
+		/* Non-negative numbers only: this format has no negative quantity. */
+		while (ps->p < ps->end && (isdigit((unsigned char)*ps->p) || *ps->p == '.'))
+			ps->p++;
+		if (ps->p == start || !isdigit((unsigned char)*start))
+			return json_fail(ps, "a value");
+		j = json_new(JSON_NUMBER);
+		j->str = strndup(start, (size_t)(ps->p - start));
+		*out = j;
+		return true;
+	}
+}
+
+/* Field access with types; each failure names the field. */
+struct mf_ctx {
+	const char *path;
+	char err[256];
+};
+
+static bool mf_fail(struct mf_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static bool mf_fail(struct mf_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->err[0])
+		return false;
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static const struct json *mf_get(const struct json *obj, const char *key)
+{
+	const struct json *m;
+
+	for (m = obj->child; m; m = m->next)
+		if (!strcmp(m->key, key))
+			return m;
+	return NULL;
+}
+
+static bool mf_known_keys(struct mf_ctx *c, const struct json *obj, const char *where,
+			  const char *const *keys)
+{
+	const struct json *m, *o;
+	size_t i;
+
+	for (m = obj->child; m; m = m->next) {
+		for (i = 0; keys[i] && strcmp(keys[i], m->key); i++)
+			;
+		if (!keys[i])
+			return mf_fail(c, "unknown field \"%s\" in %s", m->key, where);
+		for (o = obj->child; o != m; o = o->next)
+			if (!strcmp(o->key, m->key))
+				return mf_fail(c, "field \"%s\" appears twice in %s", m->key, where);
+	}
+	return true;
+}
+
+static bool mf_u64(struct mf_ctx *c, const struct json *obj, const char *key, uint64_t *out)
+{
+	const struct json *v = mf_get(obj, key);
+	unsigned long long n;
+	char *end;
+
+	if (!v)
+		return mf_fail(c, "missing field \"%s\"", key);
+	if (v->type != JSON_NUMBER || strchr(v->str, '.'))
+		return mf_fail(c, "field \"%s\" must be a non-negative integer", key);
+	errno = 0;
+	n = strtoull(v->str, &end, 10);
+	if (errno || *end || (v->str[0] == '0' && v->str[1]))
+		return mf_fail(c, "field \"%s\" is not a valid 64-bit integer: %s", key, v->str);
+	*out = n;
+	return true;
+}
+
+static bool mf_uint(struct mf_ctx *c, const struct json *obj, const char *key, unsigned int *out)
+{
+	uint64_t v;
+
+	if (!mf_u64(c, obj, key, &v))
+		return false;
+	if (v > UINT32_MAX)
+		return mf_fail(c, "field \"%s\" is too large", key);
+	*out = (unsigned int)v;
+	return true;
+}
+
+static bool mf_double(struct mf_ctx *c, const struct json *obj, const char *key, double *out)
+{
+	const struct json *v = mf_get(obj, key);
+
+	if (!v)
+		return mf_fail(c, "missing field \"%s\"", key);
+	if (v->type != JSON_NUMBER)
+		return mf_fail(c, "field \"%s\" must be a number", key);
+	*out = strtod(v->str, NULL);
+	return true;
+}
+
+static bool mf_bool(struct mf_ctx *c, const struct json *obj, const char *key, bool *out)
+{
+	const struct json *v = mf_get(obj, key);
+
+	if (!v)
+		return mf_fail(c, "missing field \"%s\"", key);
+	if (v->type != JSON_BOOL)
+		return mf_fail(c, "field \"%s\" must be true or false", key);
+	*out = v->boolean;
+	return true;
+}
+
+/* A string field; null reads as "" when @nullable. */
+static bool mf_str(struct mf_ctx *c, const struct json *obj, const char *key, char *out,
+		   size_t size, bool nullable)
+{
+	const struct json *v = mf_get(obj, key);
+
+	if (!v)
+		return mf_fail(c, "missing field \"%s\"", key);
+	if (v->type == JSON_NULL && nullable) {
+		out[0] = 0;
+		return true;
+	}
+	if (v->type != JSON_STRING)
+		return mf_fail(c, "field \"%s\" must be a string", key);
+	if (strlen(v->str) >= size)
+		return mf_fail(c, "field \"%s\" is too long", key);
+	strcpy(out, v->str);
+	return true;
+}
+
+static const struct json *mf_typed(struct mf_ctx *c, const struct json *obj, const char *key,
+				   enum json_type type)
+{
+	const struct json *v = mf_get(obj, key);
+
+	if (!v)
+		mf_fail(c, "missing field \"%s\"", key);
+	else if (v->type != type)
+		mf_fail(c, "field \"%s\" must be an %s", key, type == JSON_ARRAY ? "array" : "object");
+	else
+		return v;
+	return NULL;
+}
+
+static bool mf_status_ok(const char *s, bool verify)
+{
+	return !strcmp(s, "complete") || !strcmp(s, "interrupted") ||
+	       (!verify && (!strcmp(s, "running") || !strcmp(s, "failed")));
+}
+
+static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
+{
+	static const char *const top_keys[] = {
+		"format", "version", "tool", "tool_version", "stream_version", "origin",
+		"stream_offset", "device_offset", "length", "block_size", "sector_size",
+		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
+		"seconds", "ranges", "history", "verify", NULL };
+	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid", NULL };
+	static const char *const shard_keys[] = { "index", "count", NULL };
+	static const char *const range_keys[] = { "device_offset", "stream_offset", "length",
+						  "done", "verified", NULL };
+	static const char *const hist_keys[] = { "origin", "stream_offset", "device_offset",
+						 "length", "finished", NULL };
+	static const char *const verify_keys[] = { "status", "bad_sectors",
+						   "unreadable_sectors", NULL };
+	const struct json *t, *v, *e;
+	char fmt[32], tool[16];
+	uint64_t version;
+
+	memset(m, 0, sizeof(*m));
+	if (root->type != JSON_OBJECT)
+		return mf_fail(c, "not a JSON object");
+	/* Format and version first: a newer manifest gets the message that helps. */
+	if (!mf_str(c, root, "format", fmt, sizeof(fmt), false) || strcmp(fmt, GUAC_MANIFEST_FORMAT))
+		return mf_fail(c, "\"format\" is not \"%s\": not a guac manifest", GUAC_MANIFEST_FORMAT);
+	if (!mf_u64(c, root, "version", &version))
+		return false;
+	if (version != GUAC_MANIFEST_VERSION)
+		return mf_fail(c, "manifest version %" PRIu64 " is not supported (this guac reads "
+			       "version %d)", version, GUAC_MANIFEST_VERSION);
+	if (!mf_known_keys(c, root, "the manifest", top_keys) ||
+	    !mf_str(c, root, "tool", tool, sizeof(tool), false) ||
+	    !mf_str(c, root, "tool_version", m->tool_version, sizeof(m->tool_version), false) ||
+	    !mf_uint(c, root, "stream_version", &m->stream_version) ||
+	    !mf_u64(c, root, "origin", &m->origin) ||
+	    !mf_u64(c, root, "stream_offset", &m->stream_offset) ||
+	    !mf_u64(c, root, "device_offset", &m->device_offset) ||
+	    !mf_u64(c, root, "length", &m->length) ||
+	    !mf_u64(c, root, "block_size", &m->block_size) ||
+	    !mf_uint(c, root, "sector_size", &m->sector_size) ||
+	    !mf_bool(c, root, "direct", &m->direct) || !mf_bool(c, root, "sync", &m->sync) ||
+	    !mf_str(c, root, "status", m->status, sizeof(m->status), false) ||
+	    !mf_str(c, root, "error", m->error, sizeof(m->error), true) ||
+	    !mf_str(c, root, "started", m->started, sizeof(m->started), false) ||
+	    !mf_str(c, root, "finished", m->finished, sizeof(m->finished), true) ||
+	    !mf_double(c, root, "seconds", &m->seconds))
+		return false;
+	if (strcmp(tool, "guac"))
+		return mf_fail(c, "\"tool\" is \"%s\", not \"guac\"", tool);
+	if (m->stream_version != GUAC_STREAM_VERSION)
+		return mf_fail(c, "stream version %u is not this guac's (%d)", m->stream_version,
+			       GUAC_STREAM_VERSION);
+	if (!mf_status_ok(m->status, false))
+		return mf_fail(c, "unknown status \"%s\"", m->status);
+
+	t = mf_typed(c, root, "target", JSON_OBJECT);
+	if (!t || !mf_known_keys(c, t, "\"target\"", target_keys) ||
+	    !mf_str(c, t, "path", m->target_path, sizeof(m->target_path), false) ||
+	    !mf_str(c, t, "type", m->target_type, sizeof(m->target_type), false) ||
+	    !mf_u64(c, t, "size", &m->target_size) ||
+	    !mf_str(c, t, "serial", m->serial, sizeof(m->serial), true) ||
+	    !mf_str(c, t, "wwid", m->wwid, sizeof(m->wwid), true))
+		return false;
+	if (strcmp(m->target_type, "file") && strcmp(m->target_type, "block"))
+		return mf_fail(c, "target type \"%s\" is neither \"file\" nor \"block\"",
+			       m->target_type);
+
+	t = mf_typed(c, root, "shard", JSON_OBJECT);
+	if (!t || !mf_known_keys(c, t, "\"shard\"", shard_keys) ||
+	    !mf_uint(c, t, "index", &m->shard_index) || !mf_uint(c, t, "count", &m->shard_count))
+		return false;
+
+	t = mf_typed(c, root, "ranges", JSON_ARRAY);
+	if (!t)
+		return false;
+	for (e = t->child; e; e = e->next) {
+		struct guac_manifest_range *r = &m->range[m->nranges];
+
+		if (m->nranges == GUAC_MANIFEST_MAX_RANGES)
+			return mf_fail(c, "more than %d ranges", GUAC_MANIFEST_MAX_RANGES);
+		if (e->type != JSON_OBJECT)
+			return mf_fail(c, "range %u is not an object", m->nranges);
+		if (!mf_known_keys(c, e, "a range", range_keys) ||
+		    !mf_u64(c, e, "device_offset", &r->device_offset) ||
+		    !mf_u64(c, e, "stream_offset", &r->stream_offset) ||
+		    !mf_u64(c, e, "length", &r->length) || !mf_u64(c, e, "done", &r->done) ||
+		    !mf_u64(c, e, "verified", &r->verified))
+			return false;
+		m->nranges++;
+	}
+
+	t = mf_typed(c, root, "history", JSON_ARRAY);
+	if (!t)
+		return false;
+	for (e = t->child; e; e = e->next) {
+		struct guac_manifest_history *h = &m->history[m->nhistory];
+
+		if (m->nhistory == GUAC_MANIFEST_MAX_HISTORY)
+			return mf_fail(c, "more than %d history entries", GUAC_MANIFEST_MAX_HISTORY);
+		if (e->type != JSON_OBJECT)
+			return mf_fail(c, "history entry %u is not an object", m->nhistory);
+		if (!mf_known_keys(c, e, "a history entry", hist_keys) ||
+		    !mf_u64(c, e, "origin", &h->origin) ||
+		    !mf_u64(c, e, "stream_offset", &h->stream_offset) ||
+		    !mf_u64(c, e, "device_offset", &h->device_offset) ||
+		    !mf_u64(c, e, "length", &h->length) ||
+		    !mf_str(c, e, "finished", h->finished, sizeof(h->finished), true))
+			return false;
+		m->nhistory++;
+	}
+
+	v = mf_get(root, "verify");
+	if (!v)
+		return mf_fail(c, "missing field \"verify\"");
+	if (v->type == JSON_OBJECT) {
+		m->have_verify = true;
+		if (!mf_known_keys(c, v, "\"verify\"", verify_keys) ||
+		    !mf_str(c, v, "status", m->verify_status, sizeof(m->verify_status), false) ||
+		    !mf_u64(c, v, "bad_sectors", &m->verify_bad_sectors) ||
+		    !mf_u64(c, v, "unreadable_sectors", &m->verify_unreadable_sectors))
+			return false;
+		if (!mf_status_ok(m->verify_status, true))
+			return mf_fail(c, "unknown verify status \"%s\"", m->verify_status);
+	} else if (v->type != JSON_NULL) {
+		return mf_fail(c, "field \"verify\" must be an object or null");
+	}
+	return true;
+}
+
+uint64_t guac_manifest_ranges_length(const struct guac_manifest *m)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < m->nranges; i++)
+		sum += m->range[i].length;
+	return sum;
+}
+
+uint64_t guac_manifest_done(const struct guac_manifest *m)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < m->nranges; i++)
+		sum += m->range[i].done;
+	return sum;
+}
+
+bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t size)
+{
+	struct guac_shard shard = { m->shard_index, m->shard_count, "the manifest" };
+	uint64_t start, end, pos;
+	unsigned int i;
+
+#define MF_BAD(...) do { snprintf(why, size, __VA_ARGS__); return false; } while (0)
+	if (m->sector_size < 512 || m->sector_size > 65536 || (m->sector_size & (m->sector_size - 1)))
+		MF_BAD("sector_size %u is not a power of two from 512 to 65536", m->sector_size);
+	if (!m->block_size || m->block_size % m->sector_size || m->block_size > GUAC_IO_MAX_BS)
+		MF_BAD("block_size %" PRIu64 " is not a multiple of the sector size up to 64 MiB",
+		       m->block_size);
+	if (!m->shard_count || m->shard_index >= m->shard_count)
+		MF_BAD("shard %u/%u is not K/N with K < N", m->shard_index, m->shard_count);
+	if (m->device_offset + m->length < m->device_offset)
+		MF_BAD("device_offset + length overflows");
+	if (m->target_size && m->device_offset + m->length > m->target_size)
+		MF_BAD("the fill (bytes %" PRIu64 " to %" PRIu64 ") ends past the target's size %"
+		       PRIu64, m->device_offset, m->device_offset + m->length, m->target_size);
+	if (!m->nranges && m->length)
+		MF_BAD("no ranges");
+	/* The ranges tile exactly this shard's part, in order, with no gap or overlap. */
+	guac_shard_range(&shard, m->length, m->sector_size, &start, &end);
+	pos = m->device_offset + start;
+	for (i = 0; i < m->nranges; i++) {
+		const struct guac_manifest_range *r = &m->range[i];
+
+		if (r->device_offset != pos)
+			MF_BAD("range %u starts at byte %" PRIu64 ", expected %" PRIu64 " (a %s)", i,
+			       r->device_offset, pos, r->device_offset > pos ? "gap" : "overlap");
+		if (r->stream_offset != m->stream_offset + (r->device_offset - m->device_offset))
+			MF_BAD("range %u's stream_offset %" PRIu64 " does not match its place "
+			       "(expected %" PRIu64 ")", i, r->stream_offset,
+			       m->stream_offset + (r->device_offset - m->device_offset));
+		if (r->done > r->length)
+			MF_BAD("range %u: done %" PRIu64 " exceeds its length %" PRIu64, i, r->done,
+			       r->length);
+		if (r->verified > r->done)
+			MF_BAD("range %u: verified %" PRIu64 " exceeds done %" PRIu64, i,
+			       r->verified, r->done);
+		if (pos + r->length < pos)
+			MF_BAD("range %u's length overflows", i);
+		pos += r->length;
+	}
+	if (pos != m->device_offset + end)
+		MF_BAD("the ranges cover %" PRIu64 " bytes but shard %u/%u of length %" PRIu64
+		       " is %" PRIu64 " bytes", guac_manifest_ranges_length(m), m->shard_index,
+		       m->shard_count, m->length, end - start);
+	if (!strcmp(m->status, "complete") && guac_manifest_done(m) != end - start)
+		MF_BAD("status is complete but only %" PRIu64 " of %" PRIu64 " bytes are done",
+		       guac_manifest_done(m), end - start);
+#undef MF_BAD
+	return true;
+}
+
+bool guac_manifest_load(const char *path, struct guac_manifest *m)
+{
+	struct json_parser ps = { 0 };
+	struct mf_ctx c = { path, "" };
+	struct json *root = NULL;
+	char *text;
+	size_t n;
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f) {
+		guac_err("cannot open manifest '%s': %s", path, strerror(errno));
+		return false;
+	}
+	text = malloc(GUAC_MANIFEST_MAX_BYTES + 1);
+	if (!text) {
+		fclose(f);
+		guac_err("out of memory");
+		return false;
+	}
+	n = fread(text, 1, GUAC_MANIFEST_MAX_BYTES + 1, f);
+	fclose(f);
+	if (n > GUAC_MANIFEST_MAX_BYTES) {
+		free(text);
+		guac_err("manifest '%s' is larger than %u bytes: not a guac manifest", path,
+			 GUAC_MANIFEST_MAX_BYTES);
+		return false;
+	}
+	ps.s = ps.p = text;
+	ps.end = text + n;
+	ok = json_value(&ps, &root, 0);
+	if (ok) {
+		json_ws(&ps);
+		if (ps.p != ps.end)
+			ok = json_fail(&ps, "the end of the text after the object");
+	}
+	if (!ok) {
+		guac_err("invalid manifest '%s': %s", path, ps.err);
+	} else if (!mf_decode(&c, root, m)) {
+		guac_err("invalid manifest '%s': %s", path, c.err);
+		ok = false;
+	} else if (!guac_manifest_consistent(m, c.err, sizeof(c.err))) {
+		guac_err("inconsistent manifest '%s': %s", path, c.err);
+		ok = false;
+	}
+	json_free(root);
+	free(text);
+	return ok;
+}
+
+void guac_manifest_now(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void mf_nullable(FILE *f, const char *s)
+{
+	if (*s)
+		guac_json_string(f, s);
+	else
+		fputs("null", f);
+}
+
+void guac_manifest_print(FILE *f, const struct guac_manifest *m)
+{
+	unsigned int i;
+
+	fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tool\": \"guac\",\n"
+		"  \"tool_version\": ", GUAC_MANIFEST_FORMAT, GUAC_MANIFEST_VERSION);
+	guac_json_string(f, m->tool_version);
+	fprintf(f, ",\n  \"stream_version\": %u,\n  \"origin\": %" PRIu64 ",\n"
+		"  \"stream_offset\": %" PRIu64 ",\n  \"device_offset\": %" PRIu64 ",\n"
+		"  \"length\": %" PRIu64 ",\n  \"block_size\": %" PRIu64 ",\n"
+		"  \"sector_size\": %u,\n  \"direct\": %s,\n  \"sync\": %s,\n"
+		"  \"target\": {\"path\": ", m->stream_version, m->origin, m->stream_offset,
+		m->device_offset, m->length, m->block_size, m->sector_size,
+		m->direct ? "true" : "false", m->sync ? "true" : "false");
+	guac_json_string(f, m->target_path);
+	fprintf(f, ", \"type\": \"%s\", \"size\": %" PRIu64 ", \"serial\": ", m->target_type,
+		m->target_size);
+	mf_nullable(f, m->serial);
+	fputs(", \"wwid\": ", f);
+	mf_nullable(f, m->wwid);
+	fprintf(f, "},\n  \"shard\": {\"index\": %u, \"count\": %u},\n  \"status\": \"%s\",\n"
+		"  \"error\": ", m->shard_index, m->shard_count, m->status);
+	mf_nullable(f, m->error);
+	fputs(",\n  \"started\": ", f);
+	guac_json_string(f, m->started);
+	fputs(",\n  \"finished\": ", f);
+	mf_nullable(f, m->finished);
+	fprintf(f, ",\n  \"seconds\": %.3f,\n  \"ranges\": [", m->seconds);
+	for (i = 0; i < m->nranges; i++)
+		fprintf(f, "%s\n    {\"device_offset\": %" PRIu64 ", \"stream_offset\": %" PRIu64
+			", \"length\": %" PRIu64 ", \"done\": %" PRIu64 ", \"verified\": %" PRIu64
+			"}", i ? "," : "", m->range[i].device_offset, m->range[i].stream_offset,
+			m->range[i].length, m->range[i].done, m->range[i].verified);
+	fputs(m->nranges ? "\n  ],\n  \"history\": [" : "],\n  \"history\": [", f);
+	for (i = 0; i < m->nhistory; i++) {
+		const struct guac_manifest_history *h = &m->history[i];
+
+		fprintf(f, "%s\n    {\"origin\": %" PRIu64 ", \"stream_offset\": %" PRIu64
+			", \"device_offset\": %" PRIu64 ", \"length\": %" PRIu64 ", \"finished\": ",
+			i ? "," : "", h->origin, h->stream_offset, h->device_offset, h->length);
+		mf_nullable(f, h->finished);
+		fputc('}', f);
+	}
+	fputs(m->nhistory ? "\n  ],\n  \"verify\": " : "],\n  \"verify\": ", f);
+	if (m->have_verify)
+		fprintf(f, "{\"status\": \"%s\", \"bad_sectors\": %" PRIu64
+			", \"unreadable_sectors\": %" PRIu64 "}", m->verify_status,
+			m->verify_bad_sectors, m->verify_unreadable_sectors);
+	else
+		fputs("null", f);
+	fputs("\n}\n", f);
+}
+
+bool guac_manifest_save(const char *path, const struct guac_manifest *m)
+{
+	char tmp[4200], dir[4200];
+	int fd, err = 0;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		guac_err("cannot write manifest '%s': %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	guac_manifest_print(f, m);
+	/* A manifest that says "done" must not outlive the data it describes, nor vice versa. */
+	if (fflush(f) || fsync(fd))
+		err = errno;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		guac_err("cannot write manifest '%s': %s", path, strerror(err));
+		unlink(tmp);
+		return false;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);	/* the rename itself */
+		close(fd);
+	}
+	return true;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The write manifest (docs/manifest.md): what guac write put where, so that
+ * guac verify can check it later, on any copy, and name stale data. Small
+ * versioned JSON, written atomically, read back by a strict parser that
+ * rejects anything truncated, of another version or inconsistent.
+ */
+#ifndef GUAC_MANIFEST_H
+#define GUAC_MANIFEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "io_engine.h"
+
+#define GUAC_MANIFEST_FORMAT "guacrng-manifest"
+#define GUAC_MANIFEST_VERSION 1
+#define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
+#define GUAC_MANIFEST_MAX_HISTORY 64
+#define GUAC_MANIFEST_MAX_BYTES (16u << 20)
+
+/* One job's (or one merged shard's) contiguous part. */
+struct guac_manifest_range {
+	uint64_t device_offset;
+	uint64_t stream_offset;
+	uint64_t length;
+	uint64_t done;			/* bytes written and fsynced */
+	uint64_t verified;		/* bytes checked by guac verify (for --resume) */
+};
+
+/* An earlier write to the same target, kept to name stale data. */
+struct guac_manifest_history {
+	uint64_t origin, stream_offset, device_offset, length;
+	char finished[32];
+};
+
+struct guac_manifest {
+	char tool_version[32];
+	unsigned int stream_version;
+	uint64_t origin;		/* stream origin block */
+	uint64_t stream_offset;		/* stream byte at device_offset */
+	uint64_t device_offset;		/* first byte of the whole fill in the target */
+	uint64_t length;		/* bytes of the whole fill (all shards) */
+	uint64_t block_size;
+	unsigned int sector_size;
+	bool direct, sync;
+	char target_path[4096];
+	char target_type[16];		/* "file" or "block" */
+	uint64_t target_size;
+	char serial[256], wwid[256];	/* empty when not exposed */
+	unsigned int shard_index, shard_count;
+	char status[16];		/* "running", "complete", "interrupted", "failed" */
+	char error[128];		/* strerror of the failure, or empty */
+	char started[32], finished[32];	/* UTC, ISO 8601 */
+	double seconds;
+	unsigned int nranges;
+	struct guac_manifest_range range[GUAC_MANIFEST_MAX_RANGES];
+	unsigned int nhistory;
+	struct guac_manifest_history history[GUAC_MANIFEST_MAX_HISTORY];
+	/* guac verify's saved progress, for --resume. */
+	bool have_verify;
+	char verify_status[16];		/* "complete" or "interrupted" */
+	uint64_t verify_bad_sectors, verify_unreadable_sectors;
+};
+
+/* Now as "2026-11-23T19:30:00Z". */
+void guac_manifest_now(char *buf, size_t size);
+
+/*
+ * Read and check @path. False after a message naming the file and what is
+ * wrong with it (syntax, truncation, version, an inconsistency).
+ */
+bool guac_manifest_load(const char *path, struct guac_manifest *m);
+
+/* Write @m to @path atomically (temporary file, fsync, rename). */
+bool guac_manifest_save(const char *path, const struct guac_manifest *m);
+
+/* Check the invariants the loader enforces; @why gets the first broken one. */
+bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t size);
+
+/* Sum of the ranges' lengths and done bytes. */
+uint64_t guac_manifest_ranges_length(const struct guac_manifest *m);
+uint64_t guac_manifest_done(const struct guac_manifest *m);
+
+/* Print @m as JSON (the file's format). */
+void guac_manifest_print(FILE *f, const struct guac_manifest *m);
+
+#endif /* GUAC_MANIFEST_H */

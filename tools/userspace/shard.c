@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* Shard selection and shard ranges (shard.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include "shard.h"
+#include "util.h"
+
+static bool guac_shard_number(const char *what, const char *s, unsigned int *out)
+{
+	uint64_t v;
+
+	if (!guac_parse_u64(what, s, &v))
+		return false;
+	if (v > GUAC_SHARD_MAX) {
+		guac_err("invalid %s '%s': at most %u", what, s, GUAC_SHARD_MAX);
+		return false;
+	}
+	*out = (unsigned int)v;
+	return true;
+}
+
+static bool guac_shard_check(struct guac_shard *s)
+{
+	if (!s->count || s->index >= s->count) {
+		guac_err("invalid shard %u/%u from %s: expected K/N with 0 <= K < N", s->index,
+			 s->count, s->source);
+		return false;
+	}
+	return true;
+}
+
+bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_arg)
+{
+	const char *env;
+
+	s->index = 0;
+	s->count = 1;
+	s->source = "--shard";
+	if (arg) {
+		char buf[64], *slash;
+
+		if (strlen(arg) >= sizeof(buf) || !(slash = strchr(strcpy(buf, arg), '/'))) {
+			guac_err("invalid shard '%s': expected K/N, e.g. 3/10", arg);
+			return false;
+		}
+		*slash = 0;
+		if (!guac_shard_number("shard index", buf, &s->index) ||
+		    !guac_shard_number("shard count", slash + 1, &s->count))
+			return false;
+		return guac_shard_check(s);
+	}
+	env = getenv("JOB_COMPLETION_INDEX");
+	if (env && *env) {
+		const char *count = count_arg ? count_arg : getenv("GUAC_SHARDS");
+
+		s->source = "JOB_COMPLETION_INDEX";
+		if (!count || !*count) {
+			guac_err("JOB_COMPLETION_INDEX=%s is set but not the shard count: pass "
+				 "--shards N or set GUAC_SHARDS (the Job's completions)", env);
+			return false;
+		}
+		if (!guac_shard_number("JOB_COMPLETION_INDEX", env, &s->index) ||
+		    !guac_shard_number("shard count", count, &s->count))
+			return false;
+		return guac_shard_check(s);
+	}
+	env = getenv("SLURM_ARRAY_TASK_ID");
+	if (env && *env) {
+		const char *count = getenv("SLURM_ARRAY_TASK_COUNT");
+		const char *min = getenv("SLURM_ARRAY_TASK_MIN");
+		unsigned int first = 0;
+
+		s->source = "SLURM_ARRAY_TASK_ID";
+		if (!count || !*count) {
+			guac_err("SLURM_ARRAY_TASK_ID=%s is set but not SLURM_ARRAY_TASK_COUNT", env);
+			return false;
+		}
+		if (!guac_shard_number("SLURM_ARRAY_TASK_ID", env, &s->index) ||
+		    !guac_shard_number("SLURM_ARRAY_TASK_COUNT", count, &s->count) ||
+		    (min && *min && !guac_shard_number("SLURM_ARRAY_TASK_MIN", min, &first)))
+			return false;
+		/* --array=1-10 numbers tasks from 1: shards count from 0. */
+		if (s->index < first) {
+			guac_err("SLURM_ARRAY_TASK_ID %u is below SLURM_ARRAY_TASK_MIN %u",
+				 s->index, first);
+			return false;
+		}
+		s->index -= first;
+		return guac_shard_check(s);
+	}
+	if (count_arg) {
+		guac_err("--shards needs JOB_COMPLETION_INDEX in the environment (or use --shard K/N)");
+		return false;
+	}
+	return true;
+}
+
+void guac_shard_range(const struct guac_shard *s, uint64_t length, unsigned int sector,
+		      uint64_t *start, uint64_t *end)
+{
+	uint64_t sectors = (length + sector - 1) / sector;
+	uint64_t per = sectors / s->count, extra = sectors % s->count;
+	uint64_t first = (uint64_t)s->index * per + (s->index < extra ? s->index : extra);
+	uint64_t n = per + (s->index < extra);
+
+	*start = first * sector;
+	*end = (first + n) * sector;
+	if (*start > length)
+		*start = length;
+	if (*end > length)
+		*end = length;
+}

@@ -6,7 +6,10 @@
 # it, never a zero), the plot is a PNG, and bad options are refused. The
 # core suite has its yardsticks (ChaCha20, AES-128-CTR, memcpy), each other
 # row with its ratio to ChaCha20; the kpath suite has its inplace and bounce
-# rows, bounce with its ratio.
+# rows, bounce with its ratio; the small suite has ns per call for every
+# source and size with the ratios to /dev/zero, and says whether glibc's
+# getrandom is the vDSO; the parallel suite has 1 and 2 threads with the
+# throughput per thread and the scaling efficiency.
 # Benchmarks measure; nothing here judges a speed. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
@@ -108,6 +111,47 @@ check "kpath --impl generic uses it" \
 check "bench all includes kpath" \
 	"\"$GUAC\" bench all --seconds 0.01 --trials 1 --sizes 4K --threads 1 --csv | grep -c '^kpath,' | grep -qx 2"
 
+check "bench small --json runs" \
+	"\"$GUAC\" bench small --seconds 0.01 --trials 1 --json >\"$tmp/small.json\""
+check "small: default sizes 4, 16, 64, 256, 4K for /dev/zero" \
+	"[ \"\$(query \"$tmp/small.json\" \"[r['size'] for r in d['results'] if r['source'] == '/dev/zero' and r['status'] == 'ok' and r['median'] > 0 and r['cpu_ns_per_call'] > 0]\")\" = '[4, 16, 64, 256, 4096]' ]"
+for src in getrandom-libc getrandom-sys /dev/urandom guac_stream_fill; do
+	check "small: $src measured at every size, with its ratio to /dev/zero" \
+		"is_true \"$tmp/small.json\" \"sum(1 for r in d['results'] if r['source'] == '$src' and r['status'] == 'ok' and r['median'] > 0 and r['vs_dev_zero'] > 0) == 5\""
+done
+check "small: glibc's getrandom says vdso or syscall, and its row agrees" \
+	"is_true \"$tmp/small.json\" \"d['machine']['libc_getrandom'] in ('vdso', 'syscall') and all(r['mode'] == d['machine']['libc_getrandom'] for r in d['results'] if r['source'] == 'getrandom-libc')\""
+check "small: the vDSO getrandom is measured or absent with a reason, never zero" \
+	"is_true \"$tmp/small.json\" \"all((r['status'] == 'ok' and r['median'] > 0) or (r['status'] == 'absent' and r['why']) for r in d['results'] if r['source'] == 'getrandom-vdso')\""
+if [ -e /dev/guac ]; then
+	check "small: /dev/guac measured" \
+		"is_true \"$tmp/small.json\" \"all(r['status'] == 'ok' and r['median'] > 0 for r in d['results'] if r['source'] == '/dev/guac')\""
+else
+	check "small: missing /dev/guac reported absent" \
+		"is_true \"$tmp/small.json\" \"all(r['status'] == 'absent' for r in d['results'] if r['source'] == '/dev/guac')\""
+fi
+check "bench small prints its rows (table, --sizes)" \
+	"\"$GUAC\" bench small --seconds 0.01 --trials 1 --sizes 16 >\"$tmp/small.txt\" && grep -q '^# guac bench small on .*(family [0-9]*, model [0-9]*, stepping' \"$tmp/small.txt\" && grep -Eq '^small +/dev/zero +read +16 ' \"$tmp/small.txt\" && grep -Eq '^small +guac_stream_fill +[a-z0-9]+ +16 ' \"$tmp/small.txt\""
+check "bench small --csv has one row per source" \
+	"\"$GUAC\" bench small --seconds 0.01 --trials 1 --sizes 64 --csv >\"$tmp/small.csv\" && head -n 1 \"$tmp/small.csv\" | grep -q '^suite,source,mode,size,status,ns_per_call,' && [ \$(grep -c '^small,' \"$tmp/small.csv\") = 7 ]"
+check "bench parallel --json runs" \
+	"\"$GUAC\" bench parallel --seconds 0.02 --trials 1 --threads 1,2 --sizes 64K --json >\"$tmp/par.json\""
+check "parallel: guac_stream_fill and /dev/zero at 1 and 2 threads, per thread and scaling" \
+	"is_true \"$tmp/par.json\" \"all(sorted(r['threads'] for r in d['results'] if r['source'] == s and r['status'] == 'ok' and r['median'] > 0 and r['per_thread'] > 0 and r['efficiency'] > 0) == [1, 2] for s in ('guac_stream_fill', 'zero-own-fd'))\""
+for src in guac-own-fd guac-shared-pread guac-shared-read; do
+	if [ -e /dev/guac ]; then
+		check "parallel: $src measured" \
+			"is_true \"$tmp/par.json\" \"sum(1 for r in d['results'] if r['source'] == '$src' and r['status'] == 'ok' and r['median'] > 0) == 2\""
+	else
+		check "parallel: $src absent without /dev/guac" \
+			"is_true \"$tmp/par.json\" \"[r['status'] for r in d['results'] if r['source'] == '$src'] == ['absent']\""
+	fi
+done
+check "bench parallel prints its rows (table, default 1M)" \
+	"\"$GUAC\" bench parallel --seconds 0.01 --trials 1 --threads 1,2 >\"$tmp/par.txt\" && [ \$(grep -Ec '^parallel +guac_stream_fill +[a-z0-9]+ +1M +[12] ' \"$tmp/par.txt\") = 2 ]"
+check "bench parallel --impl generic uses it" \
+	"\"$GUAC\" bench parallel --impl generic --seconds 0.01 --trials 1 --threads 1 --csv | grep -q '^parallel,guac_stream_fill,generic,1048576,1,ok,'"
+
 check "bench --csv has the header and one line per row" \
 	"\"$GUAC\" bench core --seconds 0.02 --trials 1 --sizes 1K --threads 1 --csv >\"$tmp/core.csv\" && head -n 1 \"$tmp/core.csv\" | grep -q '^suite,source,mode,size,threads,status,median,min,max,unit,' && [ \$(grep -c '^core,' \"$tmp/core.csv\") = 7 ]"
 check "bench table names the trials" \
@@ -116,12 +160,16 @@ check "--plot writes a PNG" \
 	"\"$GUAC\" bench core $quick --plot \"$tmp/p.png\" >/dev/null && [ \"\$(od -An -tx1 -N8 \"$tmp/p.png\" | tr -d ' ')\" = 89504e470d0a1a0a ]"
 
 for bad in "--sizes 0" "--sizes 2G" "--threads 0" "--seconds 0" "--seconds x" "--trials 1.5" \
-	"--csv --json" "nosuch" "core extra" "kpath --impl nosuch" "core --impl generic"; do
+	"--csv --json" "nosuch" "core extra" "kpath --impl nosuch" "core --impl generic" \
+	"small --threads 2" "small --plot x.png" "small --sizes 0" "small extra" \
+	"parallel --plot x.png" "parallel --threads 0" "parallel --impl nosuch"; do
 	# shellcheck disable=SC2086
 	check "refused: bench $bad (exit 2)" "\"$GUAC\" bench $bad --seconds 0.01 >/dev/null 2>&1; [ \$? = 2 ]"
 done
 check "--help explains and exits 0" "\"$GUAC\" bench --help | grep -q 'is reported as absent, never as'"
 check "--help describes kpath" "\"$GUAC\" bench --help | grep -q 'kpath .*read path'"
+check "--help describes small and parallel" \
+	"\"$GUAC\" bench --help >\"$tmp/help2.txt\" && grep -q '^  small  ns per call' \"$tmp/help2.txt\" && grep -q '^  parallel  ' \"$tmp/help2.txt\""
 check "--help names the core yardsticks" \
 	"\"$GUAC\" bench --help >\"$tmp/help.txt\" && grep -q 'chacha20-evp' \"$tmp/help.txt\" && grep -q 'aes128-ctr-evp' \"$tmp/help.txt\" && grep -q '(memcpy, the cache and memory ceiling)' \"$tmp/help.txt\""
 

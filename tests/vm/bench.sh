@@ -7,6 +7,18 @@
 # anything, and a busy host disturbs even those: the figures are taken in
 # interleaved rounds, each ratio within one round, and the medians reported.
 # Output lines start with "# bench:" (TAP comments).
+#
+# With guacvm.bench=reads on the kernel command line (tests/vm/bench-reads.sh,
+# never make check) it measures instead what one small read costs (`guac
+# bench small`: /dev/guac against /dev/zero, /dev/urandom, getrandom and the
+# core in-process) and 1 against 2 readers of /dev/guac, of one shared open
+# file and of one each (`guac bench parallel`), in this guest.
+if grep -qw 'guacvm.bench=reads' /proc/cmdline; then
+	echo "# bench: reads on $(uname -r), $(nproc) CPUs, implementation $(cat /sys/class/misc/guac/implementation)"
+	guac bench small --seconds 0.2 --trials 5 2>&1 | sed 's/^/# bench: /'
+	guac bench parallel --threads 1,2 --seconds 0.5 --trials 7 2>&1 | sed 's/^/# bench: /'
+	exit 0
+fi
 rounds=${GUAC_BENCH_ROUNDS:-7}
 total=${GUAC_BENCH_TOTAL:-16M}
 impl=$(cat /sys/class/misc/guac/implementation) || exit 1

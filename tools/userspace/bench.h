@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct bench_thread;
@@ -137,5 +138,28 @@ bool bench_plot(const struct bench_results *res, const char *png);
 
 /* "1K", "64", "1M": a request size in the shortest exact binary form. */
 const char *bench_fmt_size(char *buf, size_t len, size_t size);
+
+/* guac bench small and parallel print their own rows: table, CSV or JSON. */
+enum bench_format { BENCH_FORMAT_TABLE, BENCH_FORMAT_CSV, BENCH_FORMAT_JSON };
+
+/* "MODEL (family F, model M, stepping S), N CPUs", from /proc/cpuinfo. */
+void bench_cpu_describe(char *buf, size_t len);
+/* The table header of small and parallel: the CPU, kernel, glibc and date. */
+void bench_print_header(FILE *out, const char *what);
+
+/*
+ * guac bench small: ns per call of small requests on one thread, from the
+ * vDSO getrandom to /dev/guac and the core in-process (bench_small.c).
+ */
+int bench_small_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes, int impl,
+		    enum bench_format fmt);
+
+/*
+ * guac bench parallel: the core and /dev/guac on 1..N threads, each on its
+ * own range, with throughput per thread and the scaling efficiency
+ * (bench_parallel.c).
+ */
+int bench_parallel_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
+		       int impl, enum bench_format fmt);
 
 #endif /* GUAC_BENCH_H */

@@ -30,6 +30,8 @@
 
 static const size_t bench_default_sizes[] = { 16, 64, 1 << 10, 4 << 10, 64 << 10, 1 << 20 };
 static const size_t bench_kpath_sizes[] = { 4 << 10, 64 << 10, 1 << 20 };
+static const size_t bench_small_sizes[] = { 4, 16, 64, 256, 4 << 10 };
+static const size_t bench_parallel_sizes[] = { 1 << 20 };
 
 static bool bench_show_progress;
 static bool bench_sizes_given;		/* --sizes, which overrides every suite's default */
@@ -38,7 +40,7 @@ static int bench_kpath_impl = -1;	/* --impl, or -1 for the best one */
 static void bench_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: guac bench [core|dev|hwrng|nonce|kpath|all] [OPTIONS]\n\n"
+		"Usage: guac bench [core|dev|hwrng|nonce|kpath|small|parallel|all] [OPTIONS]\n\n"
 		"Measure sources of random bytes side by side (default: all suites).\n\n"
 		"  core   the userspace guacamole core, one row per implementation (guac-generic,\n"
 		"         -sse2, -avx2, -avx512), and yardsticks: libcrypto's EVP ChaCha20\n"
@@ -59,7 +61,18 @@ static void bench_usage(FILE *f)
 		"         straight into the request's buffer (the pinned-pages path), bounce\n"
 		"         into a %d-byte buffer that stays in L1 and copies it out (as\n"
 		"         copy_to_iter() would); each bounce row gives its ratio to inplace at\n"
-		"         the same size and threads, per CPU-second (sizes default to 4K,64K,1M)\n\n"
+		"         the same size and threads, per CPU-second (sizes default to 4K,64K,1M)\n"
+		"  small  ns per call of small requests on one thread (sizes default to\n"
+		"         4,16,64,256,4K): the vDSO getrandom called directly (as glibc 2.41+\n"
+		"         does), glibc's getrandom() (its mode says vdso or syscall), the\n"
+		"         getrandom system call, read() of /dev/urandom, /dev/zero (the floor\n"
+		"         of any device read) and /dev/guac, and guac_stream_fill in-process;\n"
+		"         ratios per CPU to /dev/zero and to the vDSO getrandom\n"
+		"  parallel  the core and /dev/guac on each --threads count, every thread on\n"
+		"         a range of its own (1M requests by default): one open file per thread,\n"
+		"         one shared with pread and with read (serialised on the position),\n"
+		"         and /dev/zero; MB/s per thread and the scaling against 1 thread\n"
+		"         (small and parallel are not part of all; no --plot for them)\n\n"
 		"  -s, --sizes LIST    request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)\n"
 		"  -t, --threads LIST  thread counts, e.g. 1,2 (default 1 to the CPU count, %u)\n"
 		"      --seconds S     length of one trial (default %.2f)\n"
@@ -67,8 +80,8 @@ static void bench_usage(FILE *f)
 		"                      reported (default %d)\n"
 		"      --csv           CSV on standard output instead of the table\n"
 		"      --json          JSON on standard output instead of the table\n"
-		"      --impl NAME     kpath only: auto, generic, sse2, avx2 or avx512 (default\n"
-		"                      auto, the best this CPU supports)\n"
+		"      --impl NAME     kpath, small and parallel: auto, generic, sse2, avx2 or\n"
+		"                      avx512 (default auto, the best this CPU supports)\n"
 		"      --plot FILE     also write a PNG (gnuplot): throughput and per-core speed\n"
 		"                      against request size on one thread, and throughput\n"
 		"                      against threads at 64K\n"
@@ -331,7 +344,7 @@ int guac_cmd_bench(int argc, char **argv)
 	};
 	struct bench_results res = { 0 };
 	const char *suite = "all", *plot = NULL;
-	bool csv = false, json = false, ran = false, ok = true;
+	bool csv = false, json = false, ran = false, ok = true, threads_given = false;
 	double trials;
 	size_t i, n;
 	int c;
@@ -358,6 +371,7 @@ int guac_cmd_bench(int argc, char **argv)
 			for (i = 0; i < n; i++)
 				threads[i] = (unsigned int)list[i];
 			cfg.nthreads = n;
+			threads_given = true;
 			break;
 		case 'S':
 			if (!bench_parse_double("trial length", optarg, BENCH_MAX_SECONDS,
@@ -403,9 +417,33 @@ int guac_cmd_bench(int argc, char **argv)
 		guac_err("unexpected argument '%s'", argv[optind]);
 		return GUAC_EXIT_ERROR;
 	}
-	if (bench_kpath_impl >= 0 && strcmp(suite, "kpath") && strcmp(suite, "all")) {
-		guac_err("--impl applies to the kpath suite only");
+	if (bench_kpath_impl >= 0 && strcmp(suite, "kpath") && strcmp(suite, "all") &&
+	    strcmp(suite, "small") && strcmp(suite, "parallel")) {
+		guac_err("--impl applies to the kpath, small and parallel suites only");
 		return GUAC_EXIT_ERROR;
+	}
+	if (!strcmp(suite, "small") || !strcmp(suite, "parallel")) {
+		bool small = !strcmp(suite, "small");
+		enum bench_format fmt = json ? BENCH_FORMAT_JSON :
+					csv ? BENCH_FORMAT_CSV : BENCH_FORMAT_TABLE;
+		int impl = bench_kpath_impl >= 0 ? bench_kpath_impl : (int)guac_impl_best();
+
+		if (plot) {
+			guac_err("--plot does not apply to the %s suite", suite);
+			return GUAC_EXIT_ERROR;
+		}
+		if (small && threads_given) {
+			guac_err("the small suite runs on one thread: no --threads");
+			return GUAC_EXIT_ERROR;
+		}
+		if (!bench_sizes_given) {
+			cfg.nsizes = small ? sizeof(bench_small_sizes) / sizeof(size_t) :
+					     sizeof(bench_parallel_sizes) / sizeof(size_t);
+			memcpy(sizes, small ? bench_small_sizes : bench_parallel_sizes,
+			       cfg.nsizes * sizeof(size_t));
+		}
+		return small ? bench_small_run(&cfg, sizes, cfg.nsizes, impl, fmt) :
+			       bench_parallel_run(&cfg, sizes, cfg.nsizes, impl, fmt);
 	}
 	bench_show_progress = isatty(STDERR_FILENO);
 
@@ -416,7 +454,8 @@ int guac_cmd_bench(int argc, char **argv)
 		ran = true;
 	}
 	if (!ran) {
-		guac_err("unknown suite '%s' (core, dev, hwrng, nonce, kpath or all)", suite);
+		guac_err("unknown suite '%s' (core, dev, hwrng, nonce, kpath, small, parallel or all)",
+			 suite);
 		return GUAC_EXIT_ERROR;
 	}
 	if (bench_show_progress)

@@ -71,7 +71,7 @@ head -c 65536 /dev/urandom >"$tmp/victim"
 before=$(cksum <"$tmp/victim")
 printf 'not json' >"$tmp/bad.json"
 for args in "--length 1X" "--length 010x" "--seek -1" "--offset 0x" "--jobs 0" "--jobs 257" \
-	"--bs 100" "--bs 128M" "--shard 3/3" "--shard 1" "--shard a/b" "--shards 4" \
+	"--bs 100" "--bs 1000" "--bs 1000 --buffered -m $tmp/bs.json" "--bs 128M" "--shard 3/3" "--shard 1" "--shard a/b" "--shards 4" \
 	"--direct --buffered" "--length 0" "--bogus" "--manifest $tmp/bad.json" \
 	"--direct --seek 100 --length 4096" "--direct --length 1000" "--impl avx1024" \
 	"--seek 18446744073709551615 --length 2" "--manifest /nonexistent-dir/m.json"; do
@@ -84,6 +84,42 @@ for args in "--length 1X" "--length 010x" "--seek -1" "--offset 0x" "--jobs 0" "
 		not_ok "rejects '$args': status $rc, message '$(cat "$tmp/e")'"
 	fi
 done
+"$GUAC" write --bs 1000 -n 100000 -m "$tmp/bs.json" "$tmp/bs.img" >/dev/null 2>"$tmp/e"
+check "--bs 1000 (not whole sectors): exit 2, nothing created, the sector size named" \
+	"[ \$? -eq 2 ] && [ ! -e '$tmp/bs.img' ] && [ ! -e '$tmp/bs.json' ] && grep -q 'not a multiple of the 512-byte sector size' '$tmp/e'"
+
+# The manifest is renamed into place at the end: never over the target itself.
+"$GUAC" write -n 1M -m "$tmp/same" "$tmp/same" >/dev/null 2>"$tmp/e"
+check "-m X X: exit 2, nothing created" \
+	"[ \$? -eq 2 ] && [ ! -e '$tmp/same' ] && grep -q 'is the target' '$tmp/e'"
+"$GUAC" write -n 1M -m "$tmp/./same" "$tmp/../$(basename "$tmp")/same" >/dev/null 2>"$tmp/e"
+check "-m X X spelled differently: exit 2" "[ \$? -eq 2 ] && [ ! -e '$tmp/same' ]"
+ln -s victim "$tmp/vlink"
+ln "$tmp/victim" "$tmp/vhard"
+for mpath in "$tmp/victim" "$tmp/vlink" "$tmp/vhard"; do
+	"$GUAC" write -n 4096 -m "$mpath" "$tmp/victim" >/dev/null 2>"$tmp/e"
+	rc=$?
+	check "-m $(basename "$mpath") (the target, a symlink or hard link to it): exit 2, target unchanged" \
+		"[ $rc -eq 2 ] && grep -q 'is the target' '$tmp/e' && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"
+done
+
+# The manifest names the target by its absolute path: it works from anywhere.
+mkdir "$tmp/d"
+(cd "$tmp" && "$GUAC" write -n 1M -m d/rel.json d/rel.img >/dev/null 2>&1)
+check "a relative target is recorded absolute" "grep -qF '\"path\": \"$tmp/d/rel.img\"' '$tmp/d/rel.json'"
+(cd "$tmp/d" && "$GUAC" verify -m rel.json >"$tmp/o" 2>&1)
+check "cd elsewhere; verify -m: OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
+# A manifest is JSON, and JSON is UTF-8: a path that is not is refused, not mangled.
+bad_name=$tmp/$(printf 'a\377b')
+"$GUAC" write -n 1M -m "$tmp/u.json" "$bad_name" >/dev/null 2>"$tmp/e"
+check "a non-UTF-8 target path with -m: exit 2, nothing created" \
+	"[ \$? -eq 2 ] && [ ! -e '$tmp/u.json' ] && [ ! -e \"\$bad_name\" ] && grep -q 'not valid UTF-8' '$tmp/e'"
+"$GUAC" write -n 1M -m "$tmp/u.json" "$tmp/caf$(printf '\303\251')" >/dev/null 2>&1
+check "a UTF-8 path (café) is recorded and the JSON is valid" \
+	"[ \$? -eq 0 ] && { ! command -v python3 >/dev/null || python3 -m json.tool '$tmp/u.json' >/dev/null; }"
+"$GUAC" verify -m "$tmp/u.json" >/dev/null 2>&1
+check "... and verifies" "[ \$? -eq 0 ]"
+
 "$GUAC" write "$tmp/victim" extra >/dev/null 2>&1
 check "an extra argument: exit 2" "[ \$? -eq 2 ] && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"
 "$GUAC" write >/dev/null 2>&1

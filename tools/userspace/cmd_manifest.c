@@ -80,6 +80,51 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 	return !*why;
 }
 
+static int manifest_history_cmp(const void *a, const void *b)
+{
+	const struct guac_manifest_history *x = a, *y = b;
+
+	return strcmp(x->finished, y->finished);
+}
+
+/*
+ * Each shard's write found (maybe) its own old manifest: the whole fill's
+ * history is all of theirs, an earlier fill (same origin, offsets and
+ * length) seen by several shards once, oldest first; past the limit the
+ * oldest go, as in guac write.
+ */
+static void manifest_merge_history(struct guac_manifest *whole, const struct guac_manifest *part)
+{
+	static struct guac_manifest_history all[2 * GUAC_MANIFEST_MAX_HISTORY];
+	unsigned int n = whole->nhistory, i, j;
+
+	memcpy(all, whole->history, n * sizeof(all[0]));
+	for (i = 0; i < part->nhistory; i++) {
+		const struct guac_manifest_history *h = &part->history[i];
+
+		for (j = 0; j < n; j++)
+			if (all[j].origin == h->origin && all[j].stream_offset == h->stream_offset &&
+			    all[j].device_offset == h->device_offset && all[j].length == h->length)
+				break;
+		/* Shards end their writes seconds apart: one fill, its latest time. */
+		if (j == n)
+			all[n++] = *h;
+		else if (strcmp(h->finished, all[j].finished) > 0)
+			all[j] = *h;
+	}
+	/* Insertion sort: stable, so equal times keep their order. */
+	for (i = 1; i < n; i++) {
+		struct guac_manifest_history h = all[i];
+
+		for (j = i; j && manifest_history_cmp(&all[j - 1], &h) > 0; j--)
+			all[j] = all[j - 1];
+		all[j] = h;
+	}
+	i = n > GUAC_MANIFEST_MAX_HISTORY ? n - GUAC_MANIFEST_MAX_HISTORY : 0;
+	whole->nhistory = n - i;
+	memcpy(whole->history, all + i, whole->nhistory * sizeof(all[0]));
+}
+
 static int manifest_merge(const char *out, int nparts, char **parts)
 {
 	static struct guac_manifest part, whole;
@@ -125,6 +170,8 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 		}
 		memcpy(&whole.range[whole.nranges], part.range, part.nranges * sizeof(part.range[0]));
 		whole.nranges += part.nranges;
+		if (p)
+			manifest_merge_history(&whole, &part);
 		if (strcmp(part.started, whole.started) < 0)
 			memcpy(whole.started, part.started, sizeof(whole.started));
 		if (strcmp(part.finished, whole.finished) > 0)

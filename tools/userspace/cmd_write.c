@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,11 +60,12 @@ static void write_usage(FILE *f)
 		"      --direct         O_DIRECT: bypass the page cache (default for block\n"
 		"                       devices; refused where impossible, e.g. tmpfs)\n"
 		"      --buffered       go through the page cache, even on a block device\n"
-		"      --bs BYTES       bytes per write system call (default 1M)\n"
+		"      --bs BYTES       bytes per write system call, whole sectors (default 1M)\n"
 		"  -j, --jobs N         threads, each writing its own contiguous part (default 1)\n"
 		"      --sync           O_DSYNC: every write is durable when it returns\n"
 		"  -m, --manifest FILE  record the write (docs/manifest.md); an existing manifest\n"
-		"                       of another stream range moves into its history\n"
+		"                       of another stream range moves into its history; not\n"
+		"                       TARGET itself\n"
 		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
@@ -218,6 +220,49 @@ static bool write_manifest_dir_unwritable(const char *path)
 	return false;
 }
 
+/*
+ * @path made absolute without following its last component: the directory
+ * is resolved (so "cd elsewhere; guac verify -m" finds the target), but a
+ * /dev/disk/by-id/ link stays the stable name it was typed as.
+ */
+static bool write_abspath(const char *path, char *out, size_t size)
+{
+	char dcopy[4096], bcopy[4096], dir[PATH_MAX];
+	const char *base;
+	int n;
+
+	snprintf(dcopy, sizeof(dcopy), "%s", path);
+	snprintf(bcopy, sizeof(bcopy), "%s", path);
+	base = basename(bcopy);
+	if (!realpath(dirname(dcopy), dir))
+		return false;
+	if (!strcmp(base, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
+		return false;	/* not a file name: the caller refuses it anyway */
+	n = snprintf(out, size, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", base);
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The manifest is renamed into place at the end: if its path is the
+ * target's (typed twice, or a symlink or hard link to it), the data would
+ * be replaced by the manifest. Same inode, or the same absolute path for
+ * files not yet created. (A dangling symlink is replaced, not followed.)
+ */
+static bool write_manifest_is_target(const char *manifest, const char *target)
+{
+	char ma[PATH_MAX + 256], ta[PATH_MAX + 256];
+	struct stat ms, ts;
+
+	if (!stat(manifest, &ms) && !stat(target, &ts))
+		return ms.st_dev == ts.st_dev && ms.st_ino == ts.st_ino;
+	return write_abspath(manifest, ma, sizeof(ma)) && write_abspath(target, ta, sizeof(ta)) &&
+	       !strcmp(ma, ta);
+}
+
 static void write_produce(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len)
 {
 	const struct write_stream *s = job->priv;
@@ -271,6 +316,7 @@ int guac_cmd_write(int argc, char **argv)
 	static struct write_args a = { .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
 	static struct guac_manifest m, old;
 	static struct guac_target t;
+	static char target_abs[sizeof(m.target_path)];
 	static struct guac_io io;
 	static atomic_bool stop;
 	struct write_stream stream;
@@ -330,6 +376,29 @@ int guac_cmd_write(int argc, char **argv)
 			 shard.index, shard.count, a.length);
 		return GUAC_EXIT_ERROR;
 	}
+	/* The manifest records whole sectors; O_DIRECT and verify's reads need them too. */
+	if (a.bs % t.sector) {
+		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector size of '%s'",
+			 a.bs, t.sector, a.target);
+		return GUAC_EXIT_ERROR;
+	}
+	if (a.manifest && write_manifest_is_target(a.manifest, a.target)) {
+		guac_err("refusing to write: the manifest '%s' is the target '%s' itself (the "
+			 "manifest would replace the data); give the manifest another path",
+			 a.manifest, a.target);
+		return GUAC_EXIT_ERROR;
+	}
+	if (a.manifest && !write_abspath(a.target, target_abs, sizeof(target_abs))) {
+		guac_err("cannot make an absolute path of '%s' for the manifest: %s", a.target,
+			 strerror(errno));
+		return GUAC_EXIT_ERROR;
+	}
+	/* JSON is UTF-8: a path with a byte like 0xff cannot be recorded faithfully. */
+	if (a.manifest && !guac_manifest_utf8(target_abs)) {
+		guac_err("the path '%s' is not valid UTF-8: a manifest (JSON) cannot record it; "
+			 "use a name or link that is", a.target);
+		return GUAC_EXIT_ERROR;
+	}
 	if (a.manifest && write_manifest_dir_unwritable(a.manifest))
 		return GUAC_EXIT_ERROR;
 	if (a.manifest && !access(a.manifest, F_OK)) {
@@ -355,7 +424,7 @@ int guac_cmd_write(int argc, char **argv)
 	m.sector_size = t.sector;
 	m.direct = t.direct;
 	m.sync = a.sync;
-	snprintf(m.target_path, sizeof(m.target_path), "%s", a.target);
+	snprintf(m.target_path, sizeof(m.target_path), "%s", target_abs);
 	snprintf(m.target_type, sizeof(m.target_type), "%s",
 		 t.kind == GUAC_TARGET_BLOCK ? "block" : "file");
 	m.target_size = t.kind == GUAC_TARGET_BLOCK ? t.size :

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
@@ -62,6 +63,49 @@ static void json_free(struct json *j)
 		free(j);
 		j = next;
 	}
+}
+
+/*
+ * Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid:
+ * no overlong forms, surrogates or code points past U+10FFFF.
+ */
+static size_t mf_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+bool guac_manifest_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), len;
+
+	for (; n; p += len, n -= len)
+		if (!(len = mf_utf8_len(p, n)))
+			return false;
+	return true;
 }
 
 static bool json_fail(struct json_parser *ps, const char *what)
@@ -109,6 +153,25 @@ static bool json_string(struct json_parser *ps, char **out)
 			free(buf);
 			ps->p--;
 			return json_fail(ps, "no control character inside a string");
+		}
+		/* JSON text is UTF-8: a stray byte (a path's 0xff) makes it invalid. */
+		if ((unsigned char)c >= 0x80) {
+			size_t len = mf_utf8_len((const unsigned char *)ps->p - 1,
+						 (size_t)(ps->end - ps->p + 1));
+
+			if (!len) {
+				free(buf);
+				ps->p--;
+				return json_fail(ps, "valid UTF-8 inside a string");
+			}
+			/* The lead byte is added below; its continuation bytes here. */
+			for (; len > 1; len--) {
+				if (n + 2 > cap)
+					buf = realloc(buf, cap *= 2);
+				if (buf)
+					buf[n++] = c;
+				c = *ps->p++;
+			}
 		}
 		if (c == '\\') {
 			if (ps->p >= ps->end) {
@@ -239,11 +302,26 @@ static bool json_value(struct json_parser *ps, struct json **out, int depth)
 		*out = j;
 		return true;
 	default:
-		/* Non-negative numbers only: this format has no negative quantity. */
-		while (ps->p < ps->end && (isdigit((unsigned char)*ps->p) || *ps->p == '.'))
+		/*
+		 * Non-negative numbers only (this format has no negative quantity):
+		 * digits, then at most one '.' followed by digits; "1.2.3" or "1."
+		 * is a syntax error, not a number read up to where it stops.
+		 */
+		while (ps->p < ps->end && isdigit((unsigned char)*ps->p))
 			ps->p++;
-		if (ps->p == start || !isdigit((unsigned char)*start))
+		if (ps->p == start)
 			return json_fail(ps, "a value");
+		if (ps->p < ps->end && *ps->p == '.') {
+			const char *frac = ++ps->p;
+
+			while (ps->p < ps->end && isdigit((unsigned char)*ps->p))
+				ps->p++;
+			if (ps->p == frac)
+				return json_fail(ps, "a digit after the decimal point");
+		}
+		if (ps->p < ps->end && (*ps->p == '.' || *ps->p == 'e' || *ps->p == 'E' ||
+					isalpha((unsigned char)*ps->p)))
+			return json_fail(ps, "the end of a number");
 		j = json_new(JSON_NUMBER);
 		j->str = strndup(start, (size_t)(ps->p - start));
 		*out = j;
@@ -338,6 +416,8 @@ static bool mf_double(struct mf_ctx *c, const struct json *obj, const char *key,
 		return mf_fail(c, "missing field \"%s\"", key);
 	if (v->type != JSON_NUMBER)
 		return mf_fail(c, "field \"%s\" must be a number", key);
+	if (v->str[0] == '0' && isdigit((unsigned char)v->str[1]))
+		return mf_fail(c, "field \"%s\" has a leading zero: %s", key, v->str);
 	*out = strtod(v->str, NULL);
 	return true;
 }
@@ -394,13 +474,14 @@ static bool mf_status_ok(const char *s, bool verify)
 	       (!verify && (!strcmp(s, "running") || !strcmp(s, "failed")));
 }
 
-static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
+static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_manifest *m,
+		      char *checksum, size_t checksum_size)
 {
 	static const char *const top_keys[] = {
 		"format", "version", "tool", "tool_version", "stream_version", "origin",
 		"stream_offset", "device_offset", "length", "block_size", "sector_size",
 		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
-		"seconds", "ranges", "history", "verify", NULL };
+		"seconds", "ranges", "history", "verify", "checksum", NULL };
 	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid", NULL };
 	static const char *const shard_keys[] = { "index", "count", NULL };
 	static const char *const range_keys[] = { "device_offset", "stream_offset", "length",
@@ -421,9 +502,20 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 		return mf_fail(c, "\"format\" is not \"%s\": not a guac manifest", GUAC_MANIFEST_FORMAT);
 	if (!mf_u64(c, root, "version", &version))
 		return false;
+	if (version == 1)
+		return mf_fail(c, "manifest version 1 is no longer read: it has no checksum, so an "
+			       "edited field could not be told from a real one (this guac reads "
+			       "version %d; rewrite the manifest with guac write)",
+			       GUAC_MANIFEST_VERSION);
 	if (version != GUAC_MANIFEST_VERSION)
 		return mf_fail(c, "manifest version %" PRIu64 " is not supported (this guac reads "
 			       "version %d)", version, GUAC_MANIFEST_VERSION);
+	if (!mf_get(root, "checksum"))
+		return mf_fail(c, "missing field \"checksum\": a version %d manifest carries the "
+			       "SHA-256 of its fields; without it an edit cannot be detected",
+			       GUAC_MANIFEST_VERSION);
+	if (!mf_str(c, root, "checksum", checksum, checksum_size, false))
+		return false;
 	if (!mf_known_keys(c, root, "the manifest", top_keys) ||
 	    !mf_str(c, root, "tool", tool, sizeof(tool), false) ||
 	    !mf_str(c, root, "tool_version", m->tool_version, sizeof(m->tool_version), false) ||
@@ -598,12 +690,14 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 	return true;
 }
 
+static bool mf_checksum(const struct guac_manifest *m, char *out, size_t size);
+
 bool guac_manifest_load(const char *path, struct guac_manifest *m)
 {
 	struct json_parser ps = { 0 };
 	struct mf_ctx c = { path, "" };
 	struct json *root = NULL;
-	char *text;
+	char *text, sum[96], want[96];
 	size_t n;
 	FILE *f = fopen(path, "r");
 	bool ok;
@@ -636,11 +730,19 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 	}
 	if (!ok) {
 		guac_err("invalid manifest '%s': %s", path, ps.err);
-	} else if (!mf_decode(&c, root, m)) {
+	} else if (!mf_decode(&c, root, m, sum, sizeof(sum))) {
 		guac_err("invalid manifest '%s': %s", path, c.err);
 		ok = false;
 	} else if (!guac_manifest_consistent(m, c.err, sizeof(c.err))) {
 		guac_err("inconsistent manifest '%s': %s", path, c.err);
+		ok = false;
+	} else if (!mf_checksum(m, want, sizeof(want))) {
+		ok = false;
+	} else if (strcmp(sum, want)) {
+		/* After the structural checks, which name a clumsy edit more precisely. */
+		guac_err("invalid manifest '%s': checksum mismatch: its fields were edited or "
+			 "damaged after guac wrote them (\"checksum\" is %s, the fields give %s)",
+			 path, sum, want);
 		ok = false;
 	}
 	json_free(root);
@@ -665,7 +767,12 @@ static void mf_nullable(FILE *f, const char *s)
 		fputs("null", f);
 }
 
-void guac_manifest_print(FILE *f, const struct guac_manifest *m)
+/*
+ * The canonical text: every field but "checksum", exactly as guac writes
+ * it. The checksum covers this, so it is re-made from the decoded fields on
+ * load: whitespace does not matter, any changed value does.
+ */
+static void mf_print_fields(FILE *f, const struct guac_manifest *m)
 {
 	unsigned int i;
 
@@ -715,15 +822,81 @@ void guac_manifest_print(FILE *f, const struct guac_manifest *m)
 			m->verify_bad_sectors, m->verify_unreadable_sectors);
 	else
 		fputs("null", f);
+}
+
+/* "sha256:" and the hex SHA-256 of the canonical text; false after a message. */
+static bool mf_checksum(const struct guac_manifest *m, char *out, size_t size)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	bool ok;
+
+	if (!f) {
+		guac_err("out of memory");
+		return false;
+	}
+	mf_print_fields(f, m);
+	ok = !fclose(f) && EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL) == 1 &&
+	     size > 7 + 2 * mdlen;
+	free(text);
+	if (!ok) {
+		guac_err("cannot compute the manifest checksum (SHA-256)");
+		return false;
+	}
+	snprintf(out, size, "sha256:");
+	for (i = 0; i < mdlen; i++)
+		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
+	return true;
+}
+
+void guac_manifest_print(FILE *f, const struct guac_manifest *m)
+{
+	char sum[96];
+
+	mf_print_fields(f, m);
+	if (mf_checksum(m, sum, sizeof(sum)))
+		fprintf(f, ",\n  \"checksum\": \"%s\"", sum);
 	fputs("\n}\n", f);
+}
+
+/* Every string of @m, for the UTF-8 check before a save. */
+static const char *mf_bad_string(const struct guac_manifest *m)
+{
+	const struct { const char *name, *s; } f[] = {
+		{ "tool_version", m->tool_version }, { "target.path", m->target_path },
+		{ "target.type", m->target_type }, { "target.serial", m->serial },
+		{ "target.wwid", m->wwid }, { "status", m->status }, { "error", m->error },
+		{ "started", m->started }, { "finished", m->finished },
+		{ "verify.status", m->verify_status },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (!guac_manifest_utf8(f[i].s))
+			return f[i].name;
+	for (i = 0; i < m->nhistory; i++)
+		if (!guac_manifest_utf8(m->history[i].finished))
+			return "history[].finished";
+	return NULL;
 }
 
 bool guac_manifest_save(const char *path, const struct guac_manifest *m)
 {
-	char tmp[4200], dir[4200];
+	char tmp[4200], dir[4200], sum[96];
+	const char *bad = mf_bad_string(m);
 	int fd, err = 0;
 	FILE *f;
 
+	/* JSON is UTF-8: a byte like 0xff would make a manifest no JSON parser reads. */
+	if (bad) {
+		guac_err("cannot write manifest '%s': its %s is not valid UTF-8", path, bad);
+		return false;
+	}
+	if (!mf_checksum(m, sum, sizeof(sum)))
+		return false;
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
@@ -733,7 +906,8 @@ bool guac_manifest_save(const char *path, const struct guac_manifest *m)
 			close(fd);
 		return false;
 	}
-	guac_manifest_print(f, m);
+	mf_print_fields(f, m);
+	fprintf(f, ",\n  \"checksum\": \"%s\"\n}\n", sum);
 	/* A manifest that says "done" must not outlive the data it describes, nor vice versa. */
 	if (fflush(f) || fsync(fd))
 		err = errno;

@@ -13,7 +13,7 @@
 #include "io_engine.h"
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
-#define GUAC_MANIFEST_VERSION 1
+#define GUAC_MANIFEST_VERSION 2	/* 2: "checksum"; version 1 is refused */
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
@@ -81,7 +81,10 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 uint64_t guac_manifest_ranges_length(const struct guac_manifest *m);
 uint64_t guac_manifest_done(const struct guac_manifest *m);
 
-/* Print @m as JSON (the file's format). */
+/* True if @s is valid UTF-8 (JSON text must be: paths are refused otherwise). */
+bool guac_manifest_utf8(const char *s);
+
+/* Print @m as JSON (the file's format, with its checksum). */
 void guac_manifest_print(FILE *f, const struct guac_manifest *m);
 
 #endif /* GUAC_MANIFEST_H */

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "diag.h"
 #include "libguac.h"
@@ -394,6 +396,48 @@ static void test_time_bound(void **state)
 	assert_true(search.seconds < 10);
 }
 
+/* Ctrl-C: a stop flag raised while the sweep runs ends it at once, reported as such. */
+static atomic_bool test_stop_flag;
+
+static void *test_raise_stop(void *arg)
+{
+	(void)arg;
+	usleep(100000);
+	atomic_store(&test_stop_flag, true);
+	return NULL;
+}
+
+static void test_stop_flag_ends_search(void **state)
+{
+	struct guac_diag_pass huge = { .origin = 3, .stream_offset = 0, .device_offset = 0,
+				       .length = 1ULL << 50 };
+	struct guac_diag_config cfg;
+	struct guac_diag_search search;
+	struct guac_diag_sector s;
+	struct guac_diag_result r;
+	uint8_t buf[SECTOR];
+	pthread_t t;
+
+	(void)state;
+	memset(buf, 0x35, SECTOR);
+	buf[0] = 1;
+	guac_diag_config_init(&cfg, impl, SECTOR, &huge);
+	cfg.max_seconds = 60;	/* without the flag, a minute */
+	atomic_init(&test_stop_flag, false);
+	cfg.stop = &test_stop_flag;
+	s.stream_offset = 1ULL << 40;
+	s.data = buf;
+	assert_int_equal(pthread_create(&t, NULL, test_raise_stop, NULL), 0);
+	assert_int_equal(guac_diag_run(&cfg, &s, 1, &r, &search), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(r.cls, GUAC_DIAG_UNKNOWN);
+	assert_false(r.search_complete);
+	assert_false(search.exhaustive);
+	assert_false(search.stopped_by_time);
+	assert_true(search.interrupted);
+	assert_true(search.seconds < 5);
+}
+
 /* Everything at once, in one batch, also with 512-byte sectors. */
 static void test_batch(void **state)
 {
@@ -703,6 +747,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_unaligned_stream),
 		cmocka_unit_test(test_batch_collect),
 		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_stop_flag_ends_search),
 		cmocka_unit_test(test_json),
 	};
 

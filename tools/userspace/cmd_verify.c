@@ -18,17 +18,20 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "diag.h"
 #include "io_engine.h"
 #include "libguac.h"
 #include "manifest.h"
+#include "shard.h"
 #include "util.h"
 #include "verify.h"
 
@@ -66,9 +69,10 @@ struct verify_job {
 
 struct verify_run {
 	/* Options. */
-	const char *path, *manifest_path, *bad_list_path;
+	const char *path, *manifest_path, *bad_list_path, *shard_arg, *shards_arg;
 	uint64_t offset, origin, seek, skip, length, bs, jobs, max_errors;
-	bool length_given, seek_given, skip_given, json, resume;
+	bool length_given, seek_given, skip_given, bs_given, json, resume;
+	struct guac_shard shard;
 	enum guac_direct direct;
 	unsigned int sector;		/* report granularity; 0: the target's */
 	int impl;
@@ -79,6 +83,11 @@ struct verify_run {
 	struct verify_segment *seg;
 	unsigned int nseg;
 	bool bounded;			/* the length is known */
+	bool subrange;			/* --skip, --length or --shard: not the whole manifest */
+	bool recorded_target;		/* SOURCE is the manifest's target: progress is saved */
+	uint64_t first_dev, first_stream;	/* the first byte checked, for the report */
+	uint64_t stream_pos;		/* a pipe: bytes read from it so far */
+	uint64_t end;			/* device byte after the range checked */
 	uint64_t planned;		/* bytes the segments hold */
 	uint64_t incomplete;		/* manifest bytes never written */
 	uint64_t progress_done;		/* segments behind, for the progress line */
@@ -98,6 +107,8 @@ struct verify_run {
 	int first_errno;
 	uint64_t first_error_pos;
 	uint64_t prior_bad, prior_unreadable;	/* from the manifest, with --resume */
+	uint64_t earlier_bad, earlier_unreadable;	/* the earlier run's, as loaded */
+	bool already_complete;		/* --resume of a check that had ended */
 	FILE **job_lists;		/* every job's bad-list part, in order */
 	size_t njob_lists;
 
@@ -107,6 +118,7 @@ struct verify_run {
 	struct guac_diag_result diag[VERIFY_DIAG_MAX];
 	size_t ndiag;
 	bool diag_ran;
+	struct guac_diag_search search;
 };
 
 static void verify_usage(FILE *f)
@@ -127,16 +139,21 @@ static void verify_usage(FILE *f)
 		"  -m, --manifest FILE  check what guac write recorded in FILE\n"
 		"      --skip BYTES     start this many bytes into the data (a sub-range; reports\n"
 		"                       still give true device byte offsets and LBAs)\n"
-		"      --resume         continue from the progress saved in the manifest\n"
+		"      --resume         continue from the progress saved in the manifest; the\n"
+		"                       earlier run's findings are part of the result\n"
+		"      --shard K/N      check part K of N, exactly as guac write --shard K/N\n"
+		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
+		"                       SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP work alone\n"
 		"      --direct         O_DIRECT reads, from the media, not the page cache\n"
 		"                       (default for block devices; refused where impossible)\n"
 		"      --buffered       read through the page cache, even a block device\n"
 		"      --bs BYTES       bytes per read system call (default 256K)\n"
 		"  -j, --jobs N         reader threads, each on its own contiguous part (default:\n"
-		"                       one per CPU, here %u); pipes are read by one\n"
+		"                       one per CPU, here %u); pipes are read by one, from\n"
+		"                       their byte 0 (the bytes before the data are dropped)\n"
 		"      --sector SIZE    512 or 4096: granularity of the reported bad ranges\n"
 		"                       (default: the device's logical sector, else 512)\n"
-		"      --max-errors N   stop after N bad or unreadable sectors (default: never)\n"
+		"      --max-errors N   stop at N bad or unreadable sectors (default: never)\n"
 		"      --bad-list FILE  write every bad range, one per line:\n"
 		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA\n"
 		"      --json           print a JSON summary on standard output instead of text\n"
@@ -150,8 +167,9 @@ static void verify_usage(FILE *f)
 		"(the end of SOURCE before the length), and for the first %u bad sectors a\n"
 		"diagnosis (zeros, ones, torn, stale origin, misdirected, wrapped capacity).\n"
 		"The I/O mode (direct or buffered) is part of the report. An empty SOURCE\n"
-		"fails unless --length is 0. Ctrl-C stops with a summary of what was found;\n"
-		"with a manifest the progress is saved there for --resume. Memory use is\n"
+		"fails unless --length is 0. Ctrl-C stops with a summary of what was found\n"
+		"(during the diagnosis, it ends the search); with a manifest, a check of the\n"
+		"recorded target saves its progress there for --resume. Memory use is\n"
 		"fixed, whatever the size.\n"
 		"A progress line (bytes, rate, ETA) goes to standard error when it is a\n"
 		"terminal.\n" GUAC_NUMBERS_HELP "\n"
@@ -188,6 +206,7 @@ static void verify_diagnose(struct verify_run *run)
 						run->bounded ? run->length + run->skip : 0 };
 	}
 	guac_diag_config_init(&cfg, (enum guac_impl)run->impl, sector, &pass);
+	cfg.stop = &run->stop;	/* Ctrl-C ends the search, never the report */
 	if (run->manifest) {
 		/* The manifest keeps the oldest first; diag wants the newest first. */
 		for (i = 0; i < run->manifest->nhistory; i++) {
@@ -203,7 +222,7 @@ static void verify_diagnose(struct verify_run *run)
 	for (i = 0; i < run->nsample; i++)
 		sectors[n++] = (struct guac_diag_sector){ run->sample[i].stream_offset,
 							  run->sample[i].data };
-	if (!guac_diag_run(&cfg, sectors, n, run->diag, NULL)) {
+	if (!guac_diag_run(&cfg, sectors, n, run->diag, &run->search)) {
 		run->ndiag = n;
 		run->diag_ran = true;
 	}
@@ -265,14 +284,33 @@ static void verify_list_add(struct verify_run *run, struct verify_job *vj, char 
 	vj->pending_end = end;
 }
 
-static void verify_count_error(struct verify_run *run, uint64_t n)
+/*
+ * Take @n more bad sectors from the --max-errors budget: returns how many may
+ * still be logged, so the run stops at exactly N, not at the end of the read
+ * (or of every thread's read) that crossed it.
+ */
+static uint64_t verify_take_errors(struct verify_run *run, uint64_t n)
 {
-	uint64_t total = atomic_fetch_add(&run->errors, n) + n;
+	uint64_t before;
 
-	if (run->max_errors && total >= run->max_errors) {
+	if (!run->max_errors || !n)
+		return n;
+	before = atomic_fetch_add(&run->errors, n);
+	if (before + n >= run->max_errors) {
 		run->max_reached = true;
 		atomic_store(&run->stop, true);
 	}
+	if (before >= run->max_errors)
+		return 0;
+	return n < run->max_errors - before ? n : run->max_errors - before;
+}
+
+/* Sectors [first, last] that @log has not counted yet (it counts in order). */
+static uint64_t verify_new_sectors(const struct guac_badlog *log, uint64_t first, uint64_t last)
+{
+	if (log->have_sector && first <= log->last_sector)
+		first = log->last_sector + 1;
+	return last >= first ? last - first + 1 : 0;
 }
 
 struct verify_job_ctx {
@@ -309,13 +347,15 @@ static void verify_consume(struct guac_io_job *job, const uint8_t *got, uint64_t
 			if (k > n - s)
 				k = n - s;
 			if (memcmp(got + off + s, vj->want + s, k)) {
+				if (!verify_take_errors(run, verify_new_sectors(&vj->mismatch,
+						d / run->sector, d / run->sector)))
+					return;	/* --max-errors reached */
 				guac_badlog_scan(&vj->mismatch, got + off + s, vj->want + s, k, d,
 						 run->sector);
 				verify_list_add(run, vj, 'm', d, d + k);
 				if (k == run->sector)
 					verify_sample(run, d, ctx->seg->stream_offset + rel + s,
 						      got + off + s);
-				verify_count_error(run, 1);
 			}
 			s += k;
 		}
@@ -327,15 +367,26 @@ static void verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t len,
 {
 	struct verify_job_ctx *ctx = job->priv;
 	struct verify_job *vj = ctx->vj;
-	uint64_t dev = job->io->base + pos;
+	unsigned int sector = ctx->run->sector;
+	uint64_t dev = job->io->base + pos, end = dev + len, first = dev / sector;
+	uint64_t n = verify_new_sectors(&vj->unreadable, first, (end - 1) / sector);
+	uint64_t allowed = verify_take_errors(ctx->run, n);
 
+	if (allowed < n) {
+		/* --max-errors reached: log the sectors still allowed, no more. */
+		uint64_t keep_end = (end - 1) / sector - (n - allowed) + 1;
+
+		if (keep_end * sector <= dev)
+			return;
+		end = keep_end * sector < end ? keep_end * sector : end;
+		len = (size_t)(end - dev);
+	}
 	if (!vj->first_errno) {
 		vj->first_errno = err;
 		vj->first_error_pos = dev;
 	}
-	guac_badlog_mark(&vj->unreadable, dev, dev + len, ctx->run->sector);
-	verify_list_add(ctx->run, vj, 'u', dev, dev + len);
-	verify_count_error(ctx->run, (len + ctx->run->sector - 1) / ctx->run->sector);
+	guac_badlog_mark(&vj->unreadable, dev, end, sector);
+	verify_list_add(ctx->run, vj, 'u', dev, end);
 }
 
 static void verify_merge_findings(struct verify_run *run, struct verify_job *vj)
@@ -347,6 +398,81 @@ static void verify_merge_findings(struct verify_run *run, struct verify_job *vj)
 		run->first_errno = vj->first_errno;
 		run->first_error_pos = vj->first_error_pos;
 	}
+}
+
+/*
+ * Split the segment into --jobs parts on boundaries of the report sector (and
+ * of the target's, for O_DIRECT), counted from byte 0 of the device: a sector
+ * split between two jobs, or between two reads of one job, would be counted
+ * twice and diagnosed by neither. The reads are --bs, a multiple of both, from
+ * each part's start; so when the segment starts mid-sector, that partial
+ * sector is a part of its own and the others start aligned.
+ */
+static void verify_split(struct guac_io *io, const struct verify_run *run)
+{
+	uint64_t align = run->sector > run->target.sector ? run->sector : run->target.sector;
+	uint64_t head = (align - io->base % align) % align, sectors, pos;
+	unsigned int i, n = 0, jobs = io->jobs;
+
+	if (head > io->length)
+		head = io->length;
+	if (head) {
+		io->job[n] = (struct guac_io_job){ .io = io, .index = n, .start = 0, .end = head };
+		n++;
+	}
+	pos = head;
+	sectors = (io->length - head + align - 1) / align;
+	if (jobs > GUAC_IO_MAX_JOBS - n)
+		jobs = GUAC_IO_MAX_JOBS - n;
+	for (i = 0; i < jobs && pos < io->length; i++) {
+		/* Sector counts differ by at most one between parts. */
+		uint64_t part = sectors / jobs + (i < sectors % jobs);
+		uint64_t end = part > (io->length - pos) / align ? io->length : pos + part * align;
+
+		if (end == pos)
+			continue;
+		io->job[n] = (struct guac_io_job){ .io = io, .index = n, .start = pos, .end = end };
+		n++;
+		pos = end;
+	}
+	io->jobs = n;
+}
+
+/*
+ * A pipe is the device (or file) from its byte 0: read and drop what comes
+ * before @dev, the first byte to check, so that `cat /dev/sdb | guac verify
+ * -m sdb.json -` checks the fill where it lies. False at the end of the pipe
+ * (short data) or on a read error.
+ */
+static bool verify_discard(struct verify_run *run, uint64_t dev)
+{
+	static uint8_t drop[1 << 16];
+
+	while (run->stream_pos < dev && !atomic_load(&run->stop)) {
+		uint64_t want = dev - run->stream_pos;
+		ssize_t n = read(run->target.fd, drop, want < sizeof(drop) ? (size_t)want :
+					      sizeof(drop));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			run->fatal = true;
+			run->fatal_errno = errno;
+			run->fatal_pos = run->stream_pos;
+			return false;
+		}
+		if (!n) {
+			run->short_data = true;
+			run->short_at = run->stream_pos;
+			return false;
+		}
+		run->stream_pos += (uint64_t)n;
+	}
+	if (atomic_load(&run->stop)) {
+		run->interrupted = true;
+		return false;
+	}
+	return true;
 }
 
 /* Check one segment; false when the run must end (EOF, interrupt, fatal error). */
@@ -375,8 +501,10 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	if (run->target.kind == GUAC_TARGET_STREAM) {
 		io.jobs = 1;
 		io.job[0] = (struct guac_io_job){ .io = &io, .start = 0, .end = io.length };
+		if (!verify_discard(run, io.base))
+			return false;
 	} else {
-		guac_io_split(&io, run->target.sector);
+		verify_split(&io, run);
 	}
 	for (i = 0; i < io.jobs; i++) {
 		memset(&vj[i], 0, sizeof(vj[i]));
@@ -396,6 +524,7 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	}
 	guac_io_run(&io);
 	run->seconds += io.seconds;
+	run->stream_pos = io.base + guac_io_done(&io);
 	run->progress_done += seg->length;
 
 	for (i = 0; i < io.jobs; i++) {
@@ -497,14 +626,21 @@ static bool verify_empty(const struct verify_run *run)
 	       !run->unreadable.nranges && !run->fatal && !run->interrupted;
 }
 
+/* What this run found, and what the earlier run it resumed had found: one result. */
 static bool verify_mismatch(const struct verify_run *run)
 {
-	return run->mismatch.nranges || run->short_data || run->incomplete || verify_empty(run);
+	return run->mismatch.nranges || run->short_data || run->incomplete || verify_empty(run) ||
+	       run->earlier_bad;
+}
+
+static bool verify_unreadable_any(const struct verify_run *run)
+{
+	return run->unreadable.nranges || run->earlier_unreadable;
 }
 
 static const char *verify_result(const struct verify_run *run)
 {
-	if (run->fatal || run->unreadable.nranges)
+	if (run->fatal || verify_unreadable_any(run))
 		return "error";
 	if (run->interrupted)
 		return "interrupted";
@@ -547,8 +683,8 @@ static void verify_report_json(const struct verify_run *run)
 	printf(",\"result\":\"%s\",\"io_mode\":\"%s\",\"offset\":%" PRIu64 ",\"origin\":%" PRIu64
 	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
 	       ",\"block_size\":%" PRIu64 ",",
-	       verify_result(run), guac_target_mode(&run->target), run->offset, run->origin,
-	       run->seek + run->skip, run->sector, guac_impl_names[run->impl], run->jobs, run->bs);
+	       verify_result(run), guac_target_mode(&run->target), run->first_stream, run->origin,
+	       run->first_dev, run->sector, guac_impl_names[run->impl], run->jobs, run->bs);
 	if (run->manifest) {
 		printf("\"manifest\":");
 		guac_json_string(stdout, run->manifest_path);
@@ -566,7 +702,8 @@ static void verify_report_json(const struct verify_run *run)
 	       run->checked, run->short_data ? "true" : "false",
 	       run->interrupted ? "true" : "false", run->max_reached ? "true" : "false",
 	       run->incomplete, secs, secs > 0 ? run->checked / secs : 0.0, cpu,
-	       cpu > 0 ? run->checked / cpu : 0.0, log->bad_sectors, log->bad_bytes, log->nranges);
+	       cpu > 0 ? run->checked / cpu : 0.0, log->bad_sectors + run->earlier_bad,
+	       log->bad_bytes, log->nranges);
 	verify_json_ranges(log);
 	printf("],\"first_mismatch\":");
 	if (log->have_first)
@@ -575,12 +712,15 @@ static void verify_report_json(const struct verify_run *run)
 	else
 		printf("null");
 	printf(",\"unreadable_sectors\":%" PRIu64 ",\"unreadable_ranges\":%" PRIu64
-	       ",\"unreadable\":[", run->unreadable.bad_sectors, run->unreadable.nranges);
+	       ",\"unreadable\":[", run->unreadable.bad_sectors + run->earlier_unreadable,
+	       run->unreadable.nranges);
 	verify_json_ranges(&run->unreadable);
 	printf("]");
 	if (run->resume)
-		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64,
-		       run->manifest->verify_bad_sectors, run->manifest->verify_unreadable_sectors);
+		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64
+		       ",\"already_complete\":%s", run->earlier_bad, run->earlier_unreadable,
+		       run->already_complete ? "true" : "false");
+	printf(",\"search_interrupted\":%s", run->search.interrupted ? "true" : "false");
 	printf(",\"diagnosed_sectors\":%zu,\"diagnosis\":[", run->ndiag);
 	for (i = 0; i < run->ndiag; i++) {
 		printf("%s{\"byte\":%" PRIu64 ",\"lba\":%" PRIu64 ",\"class\":", i ? "," : "",
@@ -626,14 +766,23 @@ static void verify_report_text(const struct verify_run *run)
 	guac_fmt_bytes(human, sizeof(human), (double)run->checked);
 	if (verify_empty(run)) {
 		printf("EMPTY: '%s' holds no data to check\n", run->path);
-	} else if (!verify_mismatch(run) && !run->unreadable.nranges && !run->fatal &&
+	} else if (run->already_complete) {
+		if (run->earlier_bad || run->earlier_unreadable)
+			printf("MISMATCH: the check was already complete: it had found %" PRIu64
+			       " bad and %" PRIu64 " unreadable %u-byte sectors (their places are in "
+			       "that run's output and --bad-list); nothing left to resume\n",
+			       run->earlier_bad, run->earlier_unreadable, run->sector);
+		else
+			printf("OK: the check was already complete and had found every byte "
+			       "matching; nothing left to resume\n");
+	} else if (!verify_mismatch(run) && !verify_unreadable_any(run) && !run->fatal &&
 		   !run->interrupted && !run->max_reached) {
 		double cpu = verify_cpu_seconds();
 
 		guac_fmt_rate(speed, sizeof(speed), secs > 0 ? run->checked / secs : 0.0);
 		printf("OK: %" PRIu64 " bytes (%s) match the stream at offset %" PRIu64
 		       ", origin %" PRIu64 "; %.3f s, %s, %.2f GB per CPU-second\n",
-		       run->checked, human, run->offset + run->skip, run->origin, secs, speed,
+		       run->checked, human, run->first_stream, run->origin, secs, speed,
 		       cpu > 0 ? run->checked / cpu / 1e9 : 0.0);
 	}
 	if (run->interrupted)
@@ -663,18 +812,22 @@ static void verify_report_text(const struct verify_run *run)
 	}
 	if (run->short_data)
 		printf("SHORT: the data ends at byte %" PRIu64 ", %" PRIu64 " bytes before the "
-		       "requested %" PRIu64 "\n", run->short_at,
-		       run->seek + run->skip + run->planned - run->short_at,
-		       run->seek + run->skip + run->planned);
+		       "requested %" PRIu64 "\n", run->short_at, run->end - run->short_at, run->end);
 	if (run->incomplete)
 		printf("INCOMPLETE: the manifest records %" PRIu64 " bytes that were never "
 		       "written (status \"%s\"); only the written ones were checked\n",
 		       run->incomplete, run->manifest->status);
-	if (run->resume && (run->manifest->verify_bad_sectors ||
-			    run->manifest->verify_unreadable_sectors))
-		printf("RESUMED: the earlier run had found %" PRIu64 " bad and %" PRIu64
-		       " unreadable sectors before where this one started\n",
-		       run->manifest->verify_bad_sectors, run->manifest->verify_unreadable_sectors);
+	if (!run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
+		printf("RESUMED: this run checked %" PRIu64 " bytes (%s) from byte %" PRIu64
+		       " (stream offset %" PRIu64 ")%s\n", run->checked, human, run->first_dev,
+		       run->first_stream, run->mismatch.nranges || run->unreadable.nranges ?
+		       "" : ", all matching");
+		printf("MISMATCH: RESUMED: the earlier run had found %" PRIu64 " bad and %" PRIu64
+		       " unreadable %u-byte sectors before where this one started (byte %" PRIu64
+		       "); the manifest keeps only their count: their places are in that run's "
+		       "output and --bad-list\n", run->earlier_bad, run->earlier_unreadable,
+		       run->sector, run->first_dev);
+	}
 	if (run->ndiag) {
 		printf("DIAGNOSIS of the first %zu bad sector%s:\n", run->ndiag,
 		       run->ndiag == 1 ? "" : "s");
@@ -682,6 +835,9 @@ static void verify_report_text(const struct verify_run *run)
 			printf("  sector %" PRIu64 " (byte %" PRIu64 "): %s\n",
 			       run->sample[i].device_offset / run->sector, run->sample[i].device_offset,
 			       guac_diag_describe(&run->diag[i], run->sector, line, sizeof(line)));
+		if (run->search.interrupted)
+			printf("  search interrupted: not exhaustive (Ctrl-C); an UNKNOWN sector may "
+			       "hold data from a place not searched\n");
 	}
 	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors\n",
 	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
@@ -707,6 +863,8 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 		{ "bad-list", required_argument, NULL, 'L' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "impl", required_argument, NULL, 'i' },
+		{ "shard", required_argument, NULL, 'H' },
+		{ "shards", required_argument, NULL, 'N' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -763,6 +921,7 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 				guac_err("invalid block size '%s': expected 512 to 64M", optarg);
 				return GUAC_EXIT_ERROR;
 			}
+			run->bs_given = true;
 			break;
 		case 'j':
 			if (!guac_parse_u64("job count", optarg, &run->jobs))
@@ -799,6 +958,12 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 		case 'i':
 			run->impl = guac_parse_impl(optarg);
 			break;
+		case 'H':
+			run->shard_arg = optarg;
+			break;
+		case 'N':
+			run->shards_arg = optarg;
+			break;
 		case 'V':
 			guac_print_version();
 			exit(GUAC_EXIT_OK);
@@ -821,6 +986,29 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 	}
 	if (run->resume && (run->skip_given || run->length_given)) {
 		guac_err("--resume continues the whole check: no --skip or --length with it");
+		return GUAC_EXIT_ERROR;
+	}
+	/* Like guac write: a range past 2^64 would wrap and check the wrong bytes. */
+	if (run->seek + run->skip < run->seek) {
+		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " overflows", run->seek, run->skip);
+		return GUAC_EXIT_ERROR;
+	}
+	if (run->length_given && run->seek + run->skip + run->length < run->seek + run->skip) {
+		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " + --length %" PRIu64 " overflows",
+			 run->seek, run->skip, run->length);
+		return GUAC_EXIT_ERROR;
+	}
+	if (run->manifest_path && run->length_given && !run->length) {
+		guac_err("--length 0 with --manifest checks nothing");
+		return GUAC_EXIT_ERROR;
+	}
+	if (!guac_shard_parse(&run->shard, run->shard_arg, run->shards_arg))
+		return GUAC_EXIT_ERROR;
+	/* Without a manifest, --length is the whole data's, as for guac write --shard. */
+	if (run->shard.count > 1 && (run->skip_given || run->resume ||
+				     (run->manifest_path && run->length_given))) {
+		guac_err("--shard (%s) chooses the range: no --skip, --resume, or --length with "
+			 "--manifest", run->shard.source);
 		return GUAC_EXIT_ERROR;
 	}
 	if (optind + 1 < argc) {
@@ -850,7 +1038,13 @@ static void verify_add_segment(struct verify_run *run, uint64_t dev, uint64_t st
 	run->planned += len;
 }
 
-/* The manifest's written bytes within [skip, skip + length) of the fill, as segments. */
+/*
+ * The manifest's written bytes within the range asked for, as segments: this
+ * manifest's part of the fill, or of it --shard K/N's part (of a whole-fill
+ * manifest), or [--skip, --skip + --length) of the fill, the part's start and
+ * end standing in for what is not given. A range outside the part is refused;
+ * bytes in it the manifest does not record as written are INCOMPLETE, never OK.
+ */
 static bool verify_plan_manifest(struct verify_run *run)
 {
 	struct guac_manifest *m = run->manifest;
@@ -867,32 +1061,62 @@ static bool verify_plan_manifest(struct verify_run *run)
 		run->sector = m->sector_size;
 	lo = part_start;
 	hi = part_start + part_len;
-	if (run->skip_given) {
-		if (run->skip >= m->length) {
-			guac_err("--skip %" PRIu64 " is past the end of the fill (%" PRIu64 " bytes)",
-				 run->skip, m->length);
+	if (run->shard.count > 1 && m->shard_count > 1 &&
+	    (run->shard.index != m->shard_index || run->shard.count != m->shard_count)) {
+		guac_err("the manifest is shard %u/%u of the fill; %s asks for %u/%u",
+			 m->shard_index, m->shard_count, run->shard.source, run->shard.index,
+			 run->shard.count);
+		return false;
+	}
+	if (run->shard.count > 1 && m->shard_count == 1) {
+		/* Exactly the part guac write --shard K/N writes (shard.c, the fill's sectors). */
+		guac_shard_range(&run->shard, m->length, m->sector_size, &lo, &hi);
+		if (lo == hi) {
+			guac_err("shard %u/%u of %" PRIu64 " bytes is empty: fewer sectors than shards",
+				 run->shard.index, run->shard.count, m->length);
 			return false;
 		}
-		if (run->skip > lo)
-			lo = run->skip < hi ? run->skip : hi;
+		run->subrange = true;
 	}
-	if (run->length_given) {
-		if (run->length > m->length - (run->skip_given ? run->skip : 0)) {
+	if (run->skip_given || run->length_given) {
+		uint64_t a = run->skip_given ? run->skip : lo, b;
+
+		if (a >= m->length) {
+			guac_err("--skip %" PRIu64 " is past the end of the fill (%" PRIu64 " bytes)",
+				 a, m->length);
+			return false;
+		}
+		if (run->length_given && run->length > m->length - a) {
 			guac_err("--skip + --length go past the end of the fill (%" PRIu64 " bytes)",
 				 m->length);
 			return false;
 		}
-		if ((run->skip_given ? run->skip : 0) + run->length < hi)
-			hi = (run->skip_given ? run->skip : 0) + run->length;
+		b = run->length_given ? a + run->length : hi;
+		if (a < lo || b > hi || a >= b) {
+			guac_err("bytes %" PRIu64 "-%" PRIu64 " of the fill are not all in this "
+				 "manifest's part, shard %u/%u: bytes %" PRIu64 "-%" PRIu64 " (--skip "
+				 "counts from the fill's start; use the manifest of the part that holds "
+				 "them)", a, (b > a ? b : a + 1) - 1, m->shard_index, m->shard_count,
+				 lo, hi - 1);
+			return false;
+		}
+		lo = a;
+		hi = b;
+		run->subrange = true;
 	}
 	for (i = 0; i < m->nranges; i++) {
 		struct guac_manifest_range *r = &m->range[i];
 		uint64_t a = r->device_offset - m->device_offset, b = a + r->done;
+		uint64_t ua = b, ub = a + r->length;	/* never written */
 
 		/* A fresh whole check starts its progress afresh; a resumed one keeps it. */
-		if (!run->resume && !run->skip_given && !run->length_given)
+		if (!run->resume && !run->subrange)
 			r->verified = 0;
-		run->incomplete += r->length - r->done;
+		/* Only what the range asked for counts as incomplete. */
+		ua = ua > lo ? ua : lo;
+		ub = ub < hi ? ub : hi;
+		if (ua < ub)
+			run->incomplete += ub - ua;
 		if (a < lo)
 			a = lo;
 		if (b > hi)
@@ -907,9 +1131,8 @@ static bool verify_plan_manifest(struct verify_run *run)
 				   run->resume ? (r->verified < b - a ? r->verified : b - a) : 0,
 				   (int)i);
 	}
-	if (run->skip_given || run->length_given)
-		run->incomplete = 0;	/* a sub-range check says nothing of the rest */
-	run->skip = lo > part_start ? lo : 0;
+	run->skip = lo;
+	run->end = m->device_offset + hi;
 	run->bounded = true;
 	return true;
 }
@@ -923,22 +1146,40 @@ static bool verify_plan_plain(struct verify_run *run)
 	if (!run->sector)
 		run->sector = run->target.kind == GUAC_TARGET_BLOCK ? run->target.sector : 512;
 	if (run->target.kind == GUAC_TARGET_STREAM) {
-		if (run->seek || run->skip) {
-			guac_err("--seek and --skip need a file or device, not a pipe");
+		/* The pipe is the data from byte 0: the bytes before --seek + --skip are dropped. */
+		run->bounded = run->length_given;
+		if (run->shard.count > 1 && !run->length_given) {
+			guac_err("--shard on a pipe needs --length (the whole data's)");
 			return false;
 		}
-		run->bounded = run->length_given;
-		verify_add_segment(run, 0, run->offset, run->length_given ? run->length : UINT64_MAX,
-				   0, -1);
+		verify_add_segment(run, start, run->offset + run->skip,
+				   run->length_given ? run->length : UINT64_MAX - start, 0, -1);
 		if (!run->length_given)
 			run->planned = 0;
-		return true;
+		run->end = run->length_given ? start + run->length : UINT64_MAX;
+	} else {
+		avail = run->target.size > start ? run->target.size - start : 0;
+		if (!run->length_given)
+			run->length = avail;
+		run->bounded = true;
+		verify_add_segment(run, start, run->offset + run->skip, run->length, 0, -1);
+		run->end = start + run->length;
 	}
-	avail = run->target.size > start ? run->target.size - start : 0;
-	if (!run->length_given)
-		run->length = avail;
-	run->bounded = true;
-	verify_add_segment(run, start, run->offset + run->skip, run->length, 0, -1);
+	if (run->shard.count > 1) {
+		/* Like guac write --shard K/N --length L: part K of the L bytes. */
+		uint64_t a, b;
+
+		guac_shard_range(&run->shard, run->length, run->target.sector, &a, &b);
+		if (a == b) {
+			guac_err("shard %u/%u of %" PRIu64 " bytes is empty: fewer sectors than shards",
+				 run->shard.index, run->shard.count, run->length);
+			return false;
+		}
+		run->seg[0] = (struct verify_segment){ start + a, run->offset + a, b - a, 0, -1 };
+		run->planned = b - a;
+		run->skip = a;
+		run->end = start + b;
+	}
 	return true;
 }
 
@@ -947,8 +1188,14 @@ static void verify_save_progress(struct verify_run *run)
 {
 	struct guac_manifest *m = run->manifest;
 
-	if (!m || run->skip_given || run->length_given)
+	if (!m || run->subrange || run->already_complete)
 		return;	/* a sub-range check is no progress of the whole */
+	if (!run->recorded_target) {
+		/* The manifest's progress is its target's: a copy's check is no part of it. */
+		guac_err("note: progress not saved in '%s': '%s' is not its target '%s'",
+			 run->manifest_path, run->path, m->target_path);
+		return;
+	}
 	m->have_verify = true;
 	snprintf(m->verify_status, sizeof(m->verify_status), "%s",
 		 run->interrupted || run->max_reached || run->fatal ? "interrupted" : "complete");
@@ -956,6 +1203,65 @@ static void verify_save_progress(struct verify_run *run)
 	m->verify_unreadable_sectors = run->prior_unreadable;
 	if (!guac_manifest_save(run->manifest_path, m))
 		guac_err("warning: the verify progress is not saved in '%s'", run->manifest_path);
+}
+
+/* The signal handler only sets the flag: every Ctrl-C ends in a report. */
+static atomic_bool *verify_stop_flag;
+static volatile sig_atomic_t verify_signals;
+
+static void verify_on_signal(int sig)
+{
+	/* A third one kills, for a device stuck in a read that never returns. */
+	if (++verify_signals >= 3) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	atomic_store(verify_stop_flag, true);
+}
+
+static void verify_catch_signals(atomic_bool *stop)
+{
+	struct sigaction sa;
+
+	verify_stop_flag = stop;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = verify_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Whether SOURCE is the file or device the manifest recorded (not a copy). */
+static bool verify_is_recorded_target(const struct verify_run *run)
+{
+	struct stat a, b;
+
+	if (run->target.kind == GUAC_TARGET_STREAM)
+		return false;
+	if (!strcmp(run->path, run->manifest->target_path))
+		return true;
+	if (stat(run->manifest->target_path, &a) || fstat(run->target.fd, &b))
+		return false;
+	if (S_ISBLK(a.st_mode) && S_ISBLK(b.st_mode))
+		return a.st_rdev == b.st_rdev;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The first byte checked, device and stream, for the report (after --skip, --resume). */
+static void verify_first_byte(struct verify_run *run)
+{
+	unsigned int i;
+
+	run->first_dev = run->nseg ? run->seg[0].device_offset : run->seek + run->skip;
+	run->first_stream = run->nseg ? run->seg[0].stream_offset : run->offset + run->skip;
+	for (i = 0; i < run->nseg; i++) {
+		if (run->seg[i].length > run->seg[i].resume) {
+			run->first_dev = run->seg[i].device_offset + run->seg[i].resume;
+			run->first_stream = run->seg[i].stream_offset + run->seg[i].resume;
+			break;
+		}
+	}
 }
 
 int guac_cmd_verify(int argc, char **argv)
@@ -977,9 +1283,11 @@ int guac_cmd_verify(int argc, char **argv)
 		run.manifest = &manifest;
 		if (!run.path)
 			run.path = manifest.target_path;
-		if (run.resume) {
-			run.prior_bad = manifest.verify_bad_sectors;
-			run.prior_unreadable = manifest.verify_unreadable_sectors;
+		if (run.resume && manifest.have_verify) {
+			run.prior_bad = run.earlier_bad = manifest.verify_bad_sectors;
+			run.prior_unreadable = run.earlier_unreadable =
+				manifest.verify_unreadable_sectors;
+			run.already_complete = !strcmp(manifest.verify_status, "complete");
 		}
 	}
 	if (!guac_target_open(&run.target, run.path, false, run.direct, false))
@@ -990,10 +1298,30 @@ int guac_cmd_verify(int argc, char **argv)
 
 		run.seek += cur > 0 ? (uint64_t)cur : 0;
 	}
+	if (run.target.kind == GUAC_TARGET_STREAM)
+		run.jobs = 1;	/* a pipe is read by one thread, whatever --jobs says */
+	if (run.manifest) {
+		run.recorded_target = verify_is_recorded_target(&run);
+		if (run.resume && !run.recorded_target) {
+			guac_err("--resume continues the check of the manifest's target '%s', not "
+				 "of '%s'", manifest.target_path, run.path);
+			return GUAC_EXIT_ERROR;
+		}
+	}
 	if (run.manifest && !verify_plan_manifest(&run))
 		return GUAC_EXIT_ERROR;
 	if (!run.manifest && !verify_plan_plain(&run))
 		return GUAC_EXIT_ERROR;
+	if (run.bs % run.sector) {
+		/* A read must end on a sector boundary, or a sector is seen in two pieces. */
+		if (run.bs_given) {
+			guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector verify "
+				 "reports in (--sector or the manifest's)", run.bs, run.sector);
+			return GUAC_EXIT_ERROR;
+		}
+		run.bs = (run.bs + run.sector - 1) / run.sector * run.sector;
+	}
+	verify_first_byte(&run);
 	if (run.target.direct && run.bs % run.target.sector) {
 		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector O_DIRECT needs",
 			 run.bs, run.target.sector);
@@ -1006,8 +1334,8 @@ int guac_cmd_verify(int argc, char **argv)
 	guac_badlog_init(&run.mismatch, run.mismatch_kept, VERIFY_SHOWN_RANGES);
 	guac_badlog_init(&run.unreadable, run.unreadable_kept, VERIFY_SHOWN_RANGES);
 
-	guac_io_catch_signals(&run.stop);
-	for (i = 0; i < run.nseg; i++) {
+	verify_catch_signals(&run.stop);
+	for (i = 0; i < run.nseg && !run.already_complete; i++) {
 		if (run.seg[i].length == run.seg[i].resume) {
 			run.progress_done += run.seg[i].length;
 			continue;
@@ -1031,7 +1359,7 @@ int guac_cmd_verify(int argc, char **argv)
 			 strerror(run.fatal_errno));
 	for (i = 0; i < run.nsample; i++)
 		free(run.sample[i].data);
-	if (run.fatal || run.unreadable.nranges || ret)
+	if (run.fatal || verify_unreadable_any(&run) || ret)
 		return GUAC_EXIT_ERROR;
 	if (run.interrupted)
 		return VERIFY_EXIT_INTERRUPTED;

@@ -603,7 +603,8 @@ static void *diag_sweep_worker(void *arg)
 		return (void *)1;
 	if (limit > st->end_lba || limit < st->first_lba)
 		limit = st->end_lba;
-	while (!atomic_load(&st->timed_out) && atomic_load(&st->unresolved)) {
+	while (!atomic_load(&st->timed_out) && atomic_load(&st->unresolved) &&
+	       !(cfg->stop && atomic_load(cfg->stop))) {
 		uint64_t c = atomic_fetch_add(&st->next_chunk, 1);
 		uint64_t lba = st->first_lba + c * DIAG_SWEEP_CHUNK, end;
 
@@ -625,6 +626,9 @@ static void *diag_sweep_worker(void *arg)
 				atomic_store(&st->timed_out, true);
 				break;
 			}
+			/* One load per batch of 1024 keys: Ctrl-C is seen within microseconds. */
+			if (cfg->stop && atomic_load(cfg->stop))
+				break;
 		}
 	}
 	free(buf);
@@ -711,6 +715,8 @@ static int diag_search(struct diag_search_state *st, const size_t *todo, size_t 
 	out->candidates = atomic_load(&st->candidates);
 	out->exhaustive = out->swept_bytes >= out->range_bytes || !atomic_load(&st->unresolved);
 	out->stopped_by_time = !out->exhaustive && atomic_load(&st->timed_out);
+	out->interrupted = !out->exhaustive && !out->stopped_by_time && cfg->stop &&
+			   atomic_load(cfg->stop);
 	out->seconds = guac_now() - start;
 	free(st->table);
 	free(st->next);

@@ -37,6 +37,7 @@
 #ifndef GUAC_DIAG_H
 #define GUAC_DIAG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -140,6 +141,7 @@ struct guac_diag_search {
 	uint64_t candidates;		/* first-block hits checked in full */
 	bool exhaustive;		/* the whole range swept, or every sector found */
 	bool stopped_by_time;		/* else, if not exhaustive, by max_bytes */
+	bool interrupted;		/* or by *@stop (Ctrl-C): not exhaustive */
 	double seconds;			/* wall time of the sweep */
 };
 
@@ -163,6 +165,11 @@ struct guac_diag_config {
 	double max_seconds;		/* <= 0: no time bound */
 	unsigned int jobs;		/* sweep threads (default 1, at most 64) */
 	uint64_t wrap_min;		/* WRAPPED needs a capacity at least this */
+	/*
+	 * Set (by a signal handler) to end the sweep at once, so that Ctrl-C
+	 * gets the report without waiting out max_seconds; NULL: never.
+	 */
+	atomic_bool *stop;
 };
 
 /* Defaults for everything but @impl, @sector and the pass (copied). */

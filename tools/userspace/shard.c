@@ -69,7 +69,8 @@ bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_a
 	if (env && *env) {
 		const char *count = getenv("SLURM_ARRAY_TASK_COUNT");
 		const char *min = getenv("SLURM_ARRAY_TASK_MIN");
-		unsigned int first = 0;
+		const char *step_env = getenv("SLURM_ARRAY_TASK_STEP");
+		unsigned int first = 0, step = 1;
 
 		s->source = "SLURM_ARRAY_TASK_ID";
 		if (!count || !*count) {
@@ -78,7 +79,9 @@ bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_a
 		}
 		if (!guac_shard_number("SLURM_ARRAY_TASK_ID", env, &s->index) ||
 		    !guac_shard_number("SLURM_ARRAY_TASK_COUNT", count, &s->count) ||
-		    (min && *min && !guac_shard_number("SLURM_ARRAY_TASK_MIN", min, &first)))
+		    (min && *min && !guac_shard_number("SLURM_ARRAY_TASK_MIN", min, &first)) ||
+		    (step_env && *step_env &&
+		     !guac_shard_number("SLURM_ARRAY_TASK_STEP", step_env, &step)))
 			return false;
 		/* --array=1-10 numbers tasks from 1: shards count from 0. */
 		if (s->index < first) {
@@ -86,7 +89,13 @@ bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_a
 				 s->index, first);
 			return false;
 		}
-		s->index -= first;
+		/* --array=0-18:2 numbers tasks 0, 2, ... 18: shard (ID - MIN) / STEP. */
+		if (!step || (s->index - first) % step) {
+			guac_err("SLURM_ARRAY_TASK_ID %u is not SLURM_ARRAY_TASK_MIN %u plus a multiple "
+				 "of SLURM_ARRAY_TASK_STEP %s", s->index, first, step_env);
+			return false;
+		}
+		s->index = (s->index - first) / step;
 		return guac_shard_check(s);
 	}
 	if (count_arg) {

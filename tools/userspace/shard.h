@@ -21,7 +21,8 @@ struct guac_shard {
  * Parse "K/N" (0 <= K < N); false after a message. An empty @arg means
  * "from the environment if set there, else 0/1": JOB_COMPLETION_INDEX with
  * @count_arg (--shards) or GUAC_SHARDS, else SLURM_ARRAY_TASK_ID with
- * SLURM_ARRAY_TASK_COUNT (and SLURM_ARRAY_TASK_MIN as the first index).
+ * SLURM_ARRAY_TASK_COUNT (and SLURM_ARRAY_TASK_MIN as the first index,
+ * SLURM_ARRAY_TASK_STEP as the distance between indexes).
  */
 bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_arg);
 

@@ -23,6 +23,12 @@ struct guac_badlog {
 	uint64_t bad_sectors;
 	uint64_t bad_bytes;		/* bytes that differ */
 	struct guac_range last;		/* the latest range (kept or not) */
+	/*
+	 * The first and latest sector counted: a sector met in two pieces (two
+	 * reads, two jobs, or read-error retries smaller than it) counts once.
+	 */
+	bool have_sector;
+	uint64_t first_sector, last_sector;
 	bool have_first;		/* the first differing byte: */
 	uint64_t first_pos;
 	uint8_t first_expected, first_actual;

@@ -25,6 +25,24 @@ static void guac_badlog_add_range(struct guac_badlog *log, uint64_t start, uint6
 	log->nranges++;
 }
 
+/* Count sectors [first, last] not counted yet; calls come in increasing order. */
+static void guac_badlog_count(struct guac_badlog *log, uint64_t first, uint64_t last)
+{
+	if (!log->have_sector) {
+		log->have_sector = true;
+		log->first_sector = first;
+		log->last_sector = last;
+		log->bad_sectors += last - first + 1;
+		return;
+	}
+	if (first <= log->last_sector)
+		first = log->last_sector + 1;
+	if (last >= first) {
+		log->bad_sectors += last - first + 1;
+		log->last_sector = last;
+	}
+}
+
 void guac_badlog_scan(struct guac_badlog *log, const uint8_t *got, const uint8_t *want,
 		      size_t len, uint64_t pos, unsigned int sector)
 {
@@ -47,7 +65,7 @@ void guac_badlog_scan(struct guac_badlog *log, const uint8_t *got, const uint8_t
 			}
 			differ++;
 		}
-		log->bad_sectors++;
+		guac_badlog_count(log, (pos + off) / sector, (pos + off) / sector);
 		log->bad_bytes += differ;
 		guac_badlog_add_range(log, pos + off, pos + off + n);
 	}
@@ -55,7 +73,7 @@ void guac_badlog_scan(struct guac_badlog *log, const uint8_t *got, const uint8_t
 
 void guac_badlog_mark(struct guac_badlog *log, uint64_t start, uint64_t end, unsigned int sector)
 {
-	log->bad_sectors += (end - start + sector - 1) / sector;
+	guac_badlog_count(log, start / sector, (end - 1) / sector);
 	guac_badlog_add_range(log, start, end);
 }
 
@@ -76,6 +94,15 @@ void guac_badlog_merge(struct guac_badlog *log, const struct guac_badlog *part)
 		log->last = part->last;
 	}
 	log->bad_sectors += part->bad_sectors;
+	/* @part's first sector is @log's latest: a sector split between two jobs. */
+	if (log->have_sector && part->have_sector && part->first_sector == log->last_sector)
+		log->bad_sectors--;
+	if (part->have_sector) {
+		if (!log->have_sector)
+			log->first_sector = part->first_sector;
+		log->have_sector = true;
+		log->last_sector = part->last_sector;
+	}
 	log->bad_bytes += part->bad_bytes;
 	if (!log->have_first && part->have_first) {
 		log->have_first = true;

@@ -15,9 +15,13 @@
 #
 # O_DIRECT is used wherever the file system allows it; where it does not
 # (tmpfs before Linux 6.6) every tool runs buffered there and the table says so.
+#
+# GUAC_BEFORE=path/to/older/guac adds its write and verify rows to the same run
+# (tool "guac write (before)"): a before/after comparison under the same load.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 GUAC=${GUAC:-$TOP/build/userspace/guac}
+GUAC_BEFORE=${GUAC_BEFORE:-}
 SIZE_MB=${SIZE_MB:-1024}
 OUT=${1:-$TOP/docs/results/storage-$(date -u +%Y-%m-%d).md}
 SIZE=$((SIZE_MB * 1048576))
@@ -25,6 +29,8 @@ SIZE=$((SIZE_MB * 1048576))
 [ "$(id -u)" -eq 0 ] || { echo "bench-storage.sh: needs root (losetup, drop_caches)" >&2; exit 2; }
 command -v fio >/dev/null || { echo "bench-storage.sh: needs fio (scripts/install-deps.sh)" >&2; exit 2; }
 [ -x "$GUAC" ] || { echo "bench-storage.sh: build guac first (make tools)" >&2; exit 2; }
+[ -z "$GUAC_BEFORE" ] || [ -x "$GUAC_BEFORE" ] ||
+	{ echo "bench-storage.sh: GUAC_BEFORE '$GUAC_BEFORE' is not executable" >&2; exit 2; }
 
 tmp=$(mktemp -d /dev/shm/guac-bench.XXXXXX)
 loop=""
@@ -81,6 +87,11 @@ bench() {
 			"$GUAC" write $gdirect --bs 1M --jobs $jobs --length $SIZE "$t"
 		measure "$name" verify "guac verify" $jobs $mode \
 			"$GUAC" verify $gdirect --bs 1M --jobs $jobs --length $SIZE "$t"
+		[ -z "$GUAC_BEFORE" ] && continue
+		measure "$name" write "guac write (before)" $jobs $mode \
+			"$GUAC_BEFORE" write $gdirect --bs 1M --jobs $jobs --length $SIZE "$t"
+		measure "$name" verify "guac verify (before)" $jobs $mode \
+			"$GUAC_BEFORE" verify $gdirect --bs 1M --jobs $jobs --length $SIZE "$t"
 	done
 	measure "$name" write "dd if=/dev/zero bs=1M" 1 $mode \
 		dd if=/dev/zero of="$t" bs=1M count=$SIZE_MB $ddw conv=fsync,notrunc status=none

@@ -46,12 +46,37 @@ done_bytes=$(grep -o '"done": [0-9]*' "$tmp/int.json" | sed 's/.*: //')
 check "SIGINT: the recorded $done_bytes bytes verify" \
 	"\"$GUAC\" verify --length $done_bytes '$tmp/int' >/dev/null"
 
-# The progress line: on a terminal (script(1)'s pseudo-terminal) only. 8 MiB of
-# O_DSYNC 4K writes take well over the 0.5 s between lines.
+# Ctrl-C twice while a 64 MiB O_DSYNC block is in flight (users press it
+# again when nothing seems to happen): still a clean stop with the report and
+# the manifest. Only a third signal may kill.
+"$GUAC" write --length 2G --bs 64M --sync -m "$tmp/int2.json" "$tmp/int2" >"$tmp/int2.txt" 2>&1 &
+pid=$!
+for i in $(seq 100); do [ -s "$tmp/int2" ] && break; sleep 0.02; done
+kill -INT $pid
+sleep 0.02
+kill -INT $pid
+wait $pid
+rc=$?
+check "two SIGINTs: exit 130, INTERRUPTED with the durable count" \
+	"[ $rc -eq 130 ] && grep -q '^INTERRUPTED: [0-9]* of 2147483648 bytes' '$tmp/int2.txt'"
+check "two SIGINTs: the manifest says interrupted" \
+	"grep -q '\"status\": \"interrupted\"' '$tmp/int2.json'"
+rm -f "$tmp/int2"
+
+# The progress line: on a terminal (script(1)'s pseudo-terminal) only. A
+# write far longer than the 0.5 s between lines, stopped with Ctrl-C once the
+# first line is drawn (how long 8 MiB of O_DSYNC writes take depends on the
+# disk: on a fast one, less than one interval).
 if command -v script >/dev/null; then
-	script -qec "'$GUAC' write --length 8M --bs 4K --sync '$tmp/p'" /dev/null >"$tmp/tty" 2>&1
-	check "write on a terminal draws 'write: X of 8.00 MiB, R MB/s, ETA h:mm:ss'" \
-		"grep -q 'write: [0-9.]* [KM]iB of 8.00 MiB, [0-9.]* [MG]B/s, ETA [0-9]:[0-9][0-9]:[0-9][0-9]' '$tmp/tty'"
+	script -qec "'$GUAC' write --length 4G --bs 4K --sync '$tmp/p'" /dev/null >"$tmp/tty" 2>&1 &
+	pid=$!
+	progress='write: [0-9.]* [KMG]iB of 4.00 GiB, [0-9.]* [kMG]B/s, ETA [0-9]*:[0-9][0-9]:[0-9][0-9]'
+	for i in $(seq 200); do grep -q "$progress" "$tmp/tty" && break; sleep 0.1; done
+	pkill -INT -f "write --length 4G --bs 4K --sync $tmp/p"
+	wait $pid
+	check "write on a terminal draws 'write: X of 4.00 GiB, R MB/s, ETA h:mm:ss'" \
+		"grep -q '$progress' '$tmp/tty'"
+	rm -f "$tmp/p"
 	"$GUAC" write --length 8M --bs 4K --sync "$tmp/p" >/dev/null 2>"$tmp/err"
 	check "no progress when standard error is not a terminal" "[ ! -s '$tmp/err' ]"
 else

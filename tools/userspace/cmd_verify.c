@@ -1205,33 +1205,6 @@ static void verify_save_progress(struct verify_run *run)
 		guac_err("warning: the verify progress is not saved in '%s'", run->manifest_path);
 }
 
-/* The signal handler only sets the flag: every Ctrl-C ends in a report. */
-static atomic_bool *verify_stop_flag;
-static volatile sig_atomic_t verify_signals;
-
-static void verify_on_signal(int sig)
-{
-	/* A third one kills, for a device stuck in a read that never returns. */
-	if (++verify_signals >= 3) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	atomic_store(verify_stop_flag, true);
-}
-
-static void verify_catch_signals(atomic_bool *stop)
-{
-	struct sigaction sa;
-
-	verify_stop_flag = stop;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = verify_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* Whether SOURCE is the file or device the manifest recorded (not a copy). */
 static bool verify_is_recorded_target(const struct verify_run *run)
 {
@@ -1334,7 +1307,7 @@ int guac_cmd_verify(int argc, char **argv)
 	guac_badlog_init(&run.mismatch, run.mismatch_kept, VERIFY_SHOWN_RANGES);
 	guac_badlog_init(&run.unreadable, run.unreadable_kept, VERIFY_SHOWN_RANGES);
 
-	verify_catch_signals(&run.stop);
+	guac_io_catch_signals(&run.stop);
 	for (i = 0; i < run.nseg && !run.already_complete; i++) {
 		if (run.seg[i].length == run.seg[i].resume) {
 			run.progress_done += run.seg[i].length;

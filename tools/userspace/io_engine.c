@@ -718,11 +718,23 @@ int guac_io_run(struct guac_io *io)
 	return err;
 }
 
+/*
+ * Ctrl-C and SIGTERM only set the stop flag: the jobs stop after their current
+ * block, and the command reports what it did (the durable bytes of a write,
+ * the findings of a check) and saves its progress, however often the user
+ * presses Ctrl-C meanwhile. Only a third signal kills, for a device stuck in a
+ * read or write that never returns.
+ */
 static atomic_bool *guac_io_stop_flag;
+static volatile sig_atomic_t guac_io_signals;
 
 static void guac_io_on_signal(int sig)
 {
-	(void)sig;
+	if (++guac_io_signals >= 3) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	if (guac_io_stop_flag)
 		atomic_store(guac_io_stop_flag, true);
 }
@@ -734,8 +746,6 @@ void guac_io_catch_signals(atomic_bool *stop)
 	guac_io_stop_flag = stop;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = guac_io_on_signal;
-	/* A second Ctrl-C kills at once, for a stuck device. */
-	sa.sa_flags = SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -135,7 +135,7 @@ int guac_io_run(struct guac_io *io);
 /* Bytes done over all jobs. */
 uint64_t guac_io_done(const struct guac_io *io);
 
-/* Install a SIGINT/SIGTERM handler that sets *@stop; the second signal kills. */
+/* Install a SIGINT/SIGTERM handler that sets *@stop; only the third signal kills. */
 void guac_io_catch_signals(atomic_bool *stop);
 
 /* "12.3 MB/s" or "1.23 GB/s" and "h:mm:ss": shared by the progress lines and reports. */

@@ -369,6 +369,96 @@ static void test_partial_match(void **state)
 	assert_int_equal(r.bit_flips, 10);
 }
 
+/*
+ * guac_diag_local(), as guac verify calls it for every bad sector with the
+ * expected bytes at hand: the same verdict as guac_diag_run() for each local
+ * class, false (OTHER, left to the search) for the rest, and exact byte and
+ * bit counts (computed 8 bytes at a time) whatever the damage.
+ */
+static void test_local(void **state)
+{
+	enum { ZERO, ONES, TORN, STALE, PARTIAL, FLIPS, OTHER_RANDOM, OTHER_COPY, STALE_HEAD,
+	       NCASES };
+	static const int expect[NCASES] = {
+		[ZERO] = GUAC_DIAG_ALL_ZERO, [ONES] = GUAC_DIAG_ALL_ONES, [TORN] = GUAC_DIAG_TORN,
+		[STALE] = GUAC_DIAG_STALE_ORIGIN, [PARTIAL] = GUAC_DIAG_PARTIAL_MATCH,
+		[FLIPS] = GUAC_DIAG_PARTIAL_MATCH, [OTHER_RANDOM] = -1, [OTHER_COPY] = -1,
+		[STALE_HEAD] = -1,
+	};
+	struct guac_diag_config cfg;
+	struct guac_diag_result local, full;
+	uint8_t want[SECTOR], buf[SECTOR], scratch[SECTOR];
+	uint32_t same, flips;
+	uint64_t lba = 30;
+	unsigned int i;
+	int c;
+
+	(void)state;
+	test_config(&cfg);
+	test_pass_sector(want, lba);
+	for (c = 0; c < NCASES; c++) {
+		memcpy(buf, want, SECTOR);
+		switch (c) {
+		case ZERO:
+			memset(buf, 0, SECTOR);
+			break;
+		case ONES:
+			memset(buf, 0xff, SECTOR);
+			break;
+		case TORN:
+			memset(buf + 100, 0, SECTOR - 300);
+			break;
+		case STALE:
+			guac_stream_fill(impl, buf, OLD_ORIGIN, lba * SECTOR, SECTOR);
+			break;
+		case PARTIAL:
+			for (i = 0; i < 7; i++)
+				buf[5 + 577 * i] ^= 0x81;
+			break;
+		case FLIPS:
+			/* Bits flipped in every byte position of the words, a byte left whole. */
+			for (i = 0; i < SECTOR / 3; i++)
+				buf[3 * i + 1] ^= (uint8_t)(1u << (i % 8)) | (i % 5 ? 0 : 0x80);
+			break;
+		case OTHER_RANDOM:
+			for (i = 0; i < SECTOR; i++)
+				buf[i] = (uint8_t)(i * 131 + 7 + (i >> 3));
+			break;
+		case OTHER_COPY:
+			test_pass_sector(buf, lba + 1000);
+			break;
+		case STALE_HEAD:
+			/* The earlier pass's first 64 bytes only: the quick check passes, the full one not. */
+			guac_stream_fill(impl, buf, OLD_ORIGIN, lba * SECTOR, 64);
+			memset(buf + 64, 0x5a, SECTOR - 64);
+			buf[SECTOR - 1] = 0;
+			break;
+		}
+		same = 0;
+		flips = 0;
+		for (i = 0; i < SECTOR; i++) {
+			same += buf[i] == want[i];
+			flips += (uint32_t)__builtin_popcount(buf[i] ^ want[i]);
+		}
+		assert_int_equal(guac_diag_local(&cfg, PASS_STREAM + lba * SECTOR, buf, want, scratch,
+						 &local), expect[c] >= 0);
+		assert_int_equal(local.device_offset, lba * SECTOR);
+		assert_int_equal(local.matching_bytes, same);
+		assert_int_equal(local.bit_flips, flips);
+		if (expect[c] < 0) {
+			assert_int_equal(local.cls, GUAC_DIAG_UNKNOWN);
+			continue;
+		}
+		assert_int_equal(local.cls, expect[c]);
+		full = test_one(&cfg, lba, buf, NULL);
+		assert_int_equal(full.cls, local.cls);
+		assert_int_equal(full.head_ok, local.head_ok);
+		assert_int_equal(full.tail_ok, local.tail_ok);
+		assert_int_equal(full.rest, local.rest);
+		assert_int_equal(full.found_origin, local.found_origin);
+	}
+}
+
 /* The time bound on a range far too big to sweep: stopped, and reported as such. */
 static void test_time_bound(void **state)
 {
@@ -741,6 +831,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fake_capacity_image),
 		cmocka_unit_test(test_unknown_random),
 		cmocka_unit_test(test_partial_match),
+		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_time_bound),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_duplicate_keys),

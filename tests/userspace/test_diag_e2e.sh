@@ -8,7 +8,11 @@
 # a zeroed sector, an 0xff one, a torn one (first 512 bytes right), a copy of
 # another sector (misdirected), the earlier pass's data (stale), random data
 # (unknown); then a fake-capacity image (1 MiB of real storage behind 8 MiB)
-# whose sectors must all be WRAPPED with a 1 MiB capacity. TAP output.
+# whose sectors must all be WRAPPED with a 1 MiB capacity; then a file with
+# 512-byte sectors and 3810 bad ones (more than the 1000 diagnosed one by one)
+# whose class counts over all of them, and --bad-list classes, must be exact;
+# and a clean check, unchanged; stale data of two origins counted apart, and
+# a sector only partly checked left unclassified. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/tap.sh"
@@ -120,12 +124,122 @@ wrapped() {
 	check "$name: JSON: $n WRAPPED with capacity 1048576" "[ $n -eq $d ]"
 }
 
+# many NAME: 3810 bad 512-byte sectors in a file, classes changing inside
+# ranges: every one is classified (counts in text and JSON), the bad list
+# splits ranges where the class changes, the search takes the first 1000 OTHER.
+many() {
+	name=$1 t="$tmp/many" man="$tmp/many.manifest"
+	truncate -s $SIZE "$t"
+	"$GUAC" write --length $SIZE --origin $OLD -m "$man" "$t" >"$tmp/w4" 2>&1 &&
+		"$GUAC" write --length $SIZE --origin $NEW -m "$man" "$t" >"$tmp/w5" 2>&1
+	rc=$?
+	check "$name: two passes written" "[ $rc -eq 0 ]"
+	# LBAs 100-1599 zeros, 1600-2799 the earlier pass's (stale), 2800-2804 torn
+	# (bytes 100-411 zeroed), 2805-2806 0xff: one range, four classes.
+	dd if=/dev/zero of="$t" bs=512 seek=100 count=1500 conv=notrunc status=none
+	"$GUAC" gen --origin $OLD --offset $((1600 * 512)) --length $((1200 * 512)) |
+		dd of="$t" bs=512 seek=1600 conv=notrunc iflag=fullblock status=none
+	for l in 2800 2801 2802 2803 2804; do
+		dd if=/dev/zero of="$t" bs=1 seek=$((l * 512 + 100)) count=312 conv=notrunc status=none
+	done
+	head -c 1024 /dev/zero | tr '\000' '\377' |
+		dd of="$t" bs=512 seek=2805 conv=notrunc iflag=fullblock status=none
+	# OTHER: 5000-5001 hold 6000-6001 (misdirected), 7000 and 8000-9099 random:
+	# 1103 of them; the search takes the first 1000 (one job: in LBA order).
+	dd if="$t" bs=512 skip=6000 count=2 status=none |
+		dd of="$t" bs=512 seek=5000 conv=notrunc iflag=fullblock status=none
+	head -c 512 /dev/urandom | dd of="$t" bs=512 seek=7000 conv=notrunc status=none
+	head -c $((1100 * 512)) /dev/urandom |
+		dd of="$t" bs=512 seek=8000 conv=notrunc iflag=fullblock status=none
+
+	"$GUAC" verify -j 1 --sector 512 -m "$man" --bad-list "$tmp/many.list" "$t" >"$tmp/many.txt" 2>&1
+	rc=$?
+	check "$name: verify fails with status 1" "[ $rc -eq 1 ]"
+	check "$name: 3810 bad sectors in 4 ranges" \
+		"grep -q '^MISMATCH: 3810 bad 512-byte sectors in 4 ranges' '$tmp/many.txt'"
+	check "$name: the classes of all 3810, the search's bound and what it left" \
+		"grep -qx 'classes: 1500 ALL_ZERO, 2 ALL_ONES, 5 TORN, 1200 STALE_ORIGIN (origin $OLD), 1103 OTHER (the first 1000 searched: 2 MISDIRECTED, 998 UNKNOWN; 103 not searched: the search takes at most 1000)' '$tmp/many.txt'"
+	check "$name: diagnosis lines: the first 1000 (zeros), then the first 1000 OTHER" \
+		"grep -q '^DIAGNOSIS of 2000 bad sectors: the first 1000 found, and 1000 more of class OTHER' '$tmp/many.txt' && ! expect_text_512 99 . && expect_text_512 100 ALL_ZERO && expect_text_512 1099 ALL_ZERO && expect_text_512 5001 'MISDIRECTED: .*meant for LBA 6001 ' && expect_text_512 8996 'UNKNOWN: .*random' && ! expect_text_512 1100 . && ! expect_text_512 8997 ."
+	expect_json "$name" "$tmp/many.list" "# guac verify bad sectors of '$t' (512-byte sectors): KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS"
+	printf '%s\n' \
+		"mismatch 51200 819199 100 1599 ALL_ZERO" \
+		"mismatch 819200 1433599 1600 2799 STALE_ORIGIN" \
+		"mismatch 1433600 1436159 2800 2804 TORN" \
+		"mismatch 1436160 1437183 2805 2806 ALL_ONES" \
+		"mismatch 2560000 2561023 5000 5001 OTHER" \
+		"mismatch 3584000 3584511 7000 7000 OTHER" \
+		"mismatch 4096000 4659199 8000 9099 OTHER" >"$tmp/many.want"
+	grep -v '^#' "$tmp/many.list" >"$tmp/many.got"
+	check "$name: the bad list has each range's class, split where it changes" \
+		"cmp '$tmp/many.got' '$tmp/many.want'"
+	# Four jobs: their parts end at LBAs 4096, 8192, 12288 (8000-9099 spans one).
+	"$GUAC" verify -j 4 --sector 512 -m "$man" --bad-list "$tmp/many4.list" --json "$t" \
+		>"$tmp/many.json" 2>&1
+	grep -v '^#' "$tmp/many4.list" >"$tmp/many4.got"
+	check "$name: -j 4: the same bad list (merged across the jobs' parts)" \
+		"cmp '$tmp/many4.got' '$tmp/many.want'"
+	expect_json "$name" "$tmp/many.json" '"bad_sectors":3810,'
+	expect_json "$name" "$tmp/many.json" '"classes":{"ALL_ZERO":1500,"ALL_ONES":2,"TORN":5,"STALE_ORIGIN":1200,"PARTIAL_MATCH":0,"OTHER":1103,"unclassified":0},"stale_origins":[{"origin":77,"sectors":1200}],"search_bound":1000,"other_searched":1000,"other_not_searched":103,'
+	# Which 1000 OTHER sectors four jobs hand the search depends on their pace.
+	check "$name: -j 4: what the search made of the 1000 it took" \
+		"grep -Eq '\"searched_classes\":[{]\"MISDIRECTED\":[0-2],\"WRAPPED\":0,\"UNKNOWN\":(998|999|1000)[}]' '$tmp/many.json'"
+
+	# A clean check: no classes in the text or the JSON, a bad list of one header line.
+	"$GUAC" write --length $SIZE --origin $NEW -m "$man" "$t" >"$tmp/w6" 2>&1
+	"$GUAC" verify --sector 512 -m "$man" --bad-list "$tmp/clean.list" "$t" >"$tmp/clean.txt" 2>&1
+	rc=$?
+	check "$name: clean: exit 0, the OK and mode lines only" \
+		"[ $rc -eq 0 ] && [ \$(wc -l <'$tmp/clean.txt') -eq 2 ] && grep -q '^OK: $SIZE bytes' '$tmp/clean.txt'"
+	check "$name: clean: the bad list is its header line" \
+		"[ \$(wc -l <'$tmp/clean.list') -eq 1 ] && grep -q 'LAST_LBA CLASS\$' '$tmp/clean.list'"
+	"$GUAC" verify --sector 512 -m "$man" --json "$t" >"$tmp/clean.json" 2>&1
+	check "$name: clean: JSON without classes" \
+		"grep -q '\"result\":\"ok\"' '$tmp/clean.json' && ! grep -q '\"classes\"' '$tmp/clean.json'"
+}
+
+# expect_text_512 LBA REGEX: many's text report line for LBA matches.
+expect_text_512() {
+	grep -Eq "^  sector $1 \(byte $(($1 * 512))\): $2" "$tmp/many.txt"
+}
+
+# origins: stale data of two earlier passes is counted per origin; a bad
+# sector only partly inside the range checked is unclassified, `-` in the list.
+origins() {
+	t="$tmp/origins" man="$tmp/origins.manifest"
+	truncate -s $((4 << 20)) "$t"
+	for o in 5 6 7 8 100; do
+		"$GUAC" write --length $((4 << 20)) --origin $o -m "$man" "$t" >"$tmp/w7" 2>&1
+	done
+	"$GUAC" gen --origin 5 --offset $((10 * 512)) --length $((10 * 512)) |
+		dd of="$t" bs=512 seek=10 conv=notrunc iflag=fullblock status=none
+	"$GUAC" gen --origin 8 --offset $((30 * 512)) --length 1024 |
+		dd of="$t" bs=512 seek=30 conv=notrunc iflag=fullblock status=none
+	"$GUAC" verify --sector 512 -m "$man" --bad-list "$tmp/origins.list" "$t" >"$tmp/origins.txt" 2>&1
+	check "origins: stale sectors counted per origin, newest first" \
+		"grep -qx 'classes: 12 STALE_ORIGIN (origin 8: 2, origin 5: 10)' '$tmp/origins.txt'"
+	check "origins: the bad list calls both ranges STALE_ORIGIN" \
+		"[ \"\$(grep -v '^#' '$tmp/origins.list' | tr '\n' ';')\" = 'mismatch 5120 10239 10 19 STALE_ORIGIN;mismatch 15360 16383 30 31 STALE_ORIGIN;' ]"
+	"$GUAC" verify --sector 512 -m "$man" --json "$t" >"$tmp/origins.json" 2>&1
+	expect_json origins "$tmp/origins.json" '"stale_origins":[{"origin":8,"sectors":2},{"origin":5,"sectors":10}]'
+
+	"$GUAC" gen --length 1M >"$tmp/part"
+	dd if=/dev/zero of="$tmp/part" bs=512 count=2 conv=notrunc status=none
+	"$GUAC" verify --skip 100 --bad-list "$tmp/part.list" "$tmp/part" >"$tmp/part.txt" 2>&1
+	check "part: a sector only partly checked is unclassified" \
+		"grep -qx 'classes: 1 ALL_ZERO, 1 unclassified (only part of the sector was checked)' '$tmp/part.txt'"
+	check "part: its bad-list line has class -" \
+		"[ \"\$(grep -v '^#' '$tmp/part.list' | tr '\n' ';')\" = 'mismatch 100 511 0 0 -;mismatch 512 1023 1 1 ALL_ZERO;' ]"
+}
+
 tap_begin
 
 truncate -s $SIZE "$tmp/file"
 scenario file "$tmp/file"
 truncate -s $SIZE "$tmp/fake"
 wrapped fake-file "$tmp/fake"
+many many
+origins
 
 # make check runs as root: a missing loop device is a failure, not a skip.
 if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null; then

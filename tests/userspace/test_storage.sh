@@ -95,8 +95,8 @@ check "verify without a manifest: --seek, --offset, --origin" "[ $? -eq 0 ]"
 "$GUAC" verify -m "$tmp/s.json" --bad-list "$tmp/bad.txt" --max-errors 1 "$A" >"$tmp/me.txt" 2>&1
 rc=$?
 check "--max-errors 1 stops with exit 1" "[ $rc -eq 1 ] && grep -q '^STOPPED: --max-errors 1' '$tmp/me.txt'"
-check "--bad-list holds the bad sector with its LBA, and no more (--max-errors 1)" \
-	"grep -q '^mismatch $((lba * 512)) $(((lba + 1) * 512 - 1)) $lba $lba\$' '$tmp/bad.txt'"
+check "--bad-list holds the bad sector with its LBA and class, and no more (--max-errors 1)" \
+	"grep -q '^mismatch $((lba * 512)) $(((lba + 1) * 512 - 1)) $lba $lba ALL_ZERO\$' '$tmp/bad.txt' && [ \$(grep -vc '^#' '$tmp/bad.txt') -eq 1 ]"
 
 # 4. A copy shorter than the manifest says is a failure.
 head -c $((SIZE / 2)) "$tmp/backing" >"$tmp/short-copy"

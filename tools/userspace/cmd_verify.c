@@ -8,9 +8,14 @@
  * range with it), each read by the I/O engine with --jobs threads on
  * contiguous parts. Each thread logs its own findings; they are merged in
  * position order after each segment, so the ranges come out sorted and
- * merged, and memory stays at a few buffers per thread plus the first
- * VERIFY_DIAG_MAX bad sectors kept for the diagnosis. The complete list goes
- * to --bad-list through one temporary file per thread.
+ * merged, and memory stays at a few buffers per thread plus the bad sectors
+ * kept for the diagnosis (the first VERIFY_DIAG_MAX, and the first
+ * VERIFY_DIAG_MAX of class OTHER). Every bad sector is classified where it is
+ * found, from what is local to it (diag.h's guac_diag_local(): zeros, ones,
+ * torn, stale origin, scattered damage, or OTHER, which needs the
+ * misdirection search), so the class counts cover all of them. The complete
+ * list, with each range's class, goes to --bad-list through one temporary
+ * file per thread.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +44,7 @@
 #define VERIFY_SLICE (32u << 10)	/* generated then compared while in L1 */
 #define VERIFY_SHOWN_RANGES 20
 #define VERIFY_DIAG_MAX 1000		/* bad sectors kept for the diagnosis */
+#define VERIFY_HISTORY GUAC_MANIFEST_MAX_HISTORY
 #define VERIFY_EXIT_INTERRUPTED 130
 
 /* A contiguous stretch to check: device bytes and the stream bytes they should hold. */
@@ -52,6 +58,19 @@ struct verify_segment {
 struct verify_sample {
 	uint64_t device_offset, stream_offset;
 	uint8_t *data;
+	bool other;			/* the local checks left it to the search */
+};
+
+/*
+ * Bad sectors by class, from the local checks (guac_diag_local()), over all
+ * of them: cls[GUAC_DIAG_UNKNOWN] counts OTHER (left to the search), stale[i]
+ * the STALE_ORIGIN sectors of history entry i (newest first), unclassified
+ * the sectors only partly inside the range checked.
+ */
+struct verify_classes {
+	uint64_t cls[GUAC_DIAG_CLASS_COUNT];
+	uint64_t stale[VERIFY_HISTORY];
+	uint64_t unclassified;
 };
 
 /* Per engine job: its own findings, merged in order after the segment. */
@@ -63,8 +82,11 @@ struct verify_job {
 	uint64_t first_error_pos;
 	FILE *bad_list;			/* this job's part of --bad-list */
 	char pending_kind;		/* 'm' or 'u': the bad-list range not yet written */
+	const char *pending_class;	/* its class (a static string) */
 	uint64_t pending_start, pending_end;
 	uint8_t *want;
+	uint8_t *scratch;		/* one sector, for the local checks */
+	struct verify_classes classes;
 };
 
 struct verify_run {
@@ -112,10 +134,19 @@ struct verify_run {
 	FILE **job_lists;		/* every job's bad-list part, in order */
 	size_t njob_lists;
 
+	/* The diagnosis: one config for the local checks and the search. */
+	bool classify;			/* the sector size allows it */
+	struct guac_diag_config diag_cfg;
+	struct guac_diag_pass diag_history[VERIFY_HISTORY];
+	struct verify_classes classes;	/* all jobs' */
+	uint64_t other_searched;	/* OTHER sectors the search was given */
+	uint64_t searched[GUAC_DIAG_CLASS_COUNT];	/* what it made of them */
+
 	pthread_mutex_t sample_lock;
-	struct verify_sample sample[VERIFY_DIAG_MAX];
-	size_t nsample;
-	struct guac_diag_result diag[VERIFY_DIAG_MAX];
+	struct verify_sample sample[2 * VERIFY_DIAG_MAX];
+	size_t nsample, nfirst, nother;	/* kept: all, the first ones, OTHER ones */
+	atomic_bool first_full, other_full;	/* no lock taken once both are */
+	struct guac_diag_result diag[2 * VERIFY_DIAG_MAX];
 	size_t ndiag;
 	bool diag_ran;
 	struct guac_diag_search search;
@@ -154,8 +185,9 @@ static void verify_usage(FILE *f)
 		"      --sector SIZE    512 or 4096: granularity of the reported bad ranges\n"
 		"                       (default: the device's logical sector, else 512)\n"
 		"      --max-errors N   stop at N bad or unreadable sectors (default: never)\n"
-		"      --bad-list FILE  write every bad range, one per line:\n"
-		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA\n"
+		"      --bad-list FILE  write every bad range, one per line, split where\n"
+		"                       the class changes:\n"
+		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n"
 		"      --json           print a JSON summary on standard output instead of text\n"
 		"      --impl NAME      generator: auto, generic, sse2, avx2 or avx512\n"
 		"      --version        print the version\n"
@@ -164,8 +196,10 @@ static void verify_usage(FILE *f)
 		"sectors, adjacent ones merged, the first %u listed, then totals), the first\n"
 		"differing byte with the expected and actual values, unreadable sectors\n"
 		"(read errors are retried sector by sector and the check goes on), short data\n"
-		"(the end of SOURCE before the length), and for the first %u bad sectors a\n"
-		"diagnosis (zeros, ones, torn, stale origin, misdirected, wrapped capacity).\n"
+		"(the end of SOURCE before the length), the class of every bad sector (zeros,\n"
+		"ones, torn, stale origin, scattered damage, or OTHER), and for the first %u\n"
+		"bad sectors, and the first as many OTHER ones (searched for misdirected or\n"
+		"wrapped data), a diagnosis line each.\n"
 		"The I/O mode (direct or buffered) is part of the report. An empty SOURCE\n"
 		"fails unless --length is 0. Ctrl-C stops with a summary of what was found\n"
 		"(during the diagnosis, it ends the search); with a manifest, a check of the\n"
@@ -179,24 +213,16 @@ static void verify_usage(FILE *f)
 }
 
 /*
- * The diagnosis, from diag.h: what each of the first VERIFY_DIAG_MAX bad
- * sectors holds instead. One batch, because the misdirection search sweeps
- * the pass range once for all of them. Kept behind this one function so the
- * rest of verify knows nothing of how the classification works.
+ * The diagnosis config, from diag.h: the pass being verified and the
+ * manifest's history, newest first. Set once the plan is made, before the
+ * reads, so every job classifies its bad sectors as it finds them.
  */
-static void verify_diagnose(struct verify_run *run)
+static void verify_diag_setup(struct verify_run *run)
 {
-	struct guac_diag_pass pass, history[GUAC_MANIFEST_MAX_HISTORY];
-	struct guac_diag_sector *sectors;
-	struct guac_diag_config cfg;
-	unsigned int sector = run->sector;
-	size_t i, n = 0;
+	struct guac_diag_pass pass;
+	size_t i;
 
-	if (!run->nsample || sector % 64 || sector < 128)
-		return;
-	sectors = calloc(run->nsample, sizeof(*sectors));
-	if (!sectors)
-		return;
+	run->classify = run->sector % 64 == 0 && run->sector >= 128;
 	if (run->manifest) {
 		pass = (struct guac_diag_pass){ run->origin, run->manifest->stream_offset,
 						run->manifest->device_offset,
@@ -205,26 +231,51 @@ static void verify_diagnose(struct verify_run *run)
 		pass = (struct guac_diag_pass){ run->origin, run->offset, run->seek,
 						run->bounded ? run->length + run->skip : 0 };
 	}
-	guac_diag_config_init(&cfg, (enum guac_impl)run->impl, sector, &pass);
-	cfg.stop = &run->stop;	/* Ctrl-C ends the search, never the report */
+	guac_diag_config_init(&run->diag_cfg, (enum guac_impl)run->impl, run->sector, &pass);
+	run->diag_cfg.stop = &run->stop;	/* Ctrl-C ends the search, never the report */
 	if (run->manifest) {
 		/* The manifest keeps the oldest first; diag wants the newest first. */
-		for (i = 0; i < run->manifest->nhistory; i++) {
+		for (i = 0; i < run->manifest->nhistory && i < VERIFY_HISTORY; i++) {
 			const struct guac_manifest_history *h =
 				&run->manifest->history[run->manifest->nhistory - 1 - i];
 
-			history[i] = (struct guac_diag_pass){ h->origin, h->stream_offset,
-							      h->device_offset, h->length };
+			run->diag_history[i] = (struct guac_diag_pass){ h->origin, h->stream_offset,
+									h->device_offset, h->length };
 		}
-		cfg.history = history;
-		cfg.nhistory = run->manifest->nhistory;
+		run->diag_cfg.history = run->diag_history;
+		run->diag_cfg.nhistory = i;
 	}
+}
+
+/*
+ * The diagnosis lines, and the misdirection search: the sectors kept (the
+ * first VERIFY_DIAG_MAX bad ones, and the first VERIFY_DIAG_MAX OTHER ones) in
+ * one batch, because the search sweeps the pass range once for all of them.
+ * Kept behind this function and verify_classify() so the rest of verify
+ * knows nothing of how the classification works.
+ */
+static void verify_diagnose(struct verify_run *run)
+{
+	struct guac_diag_sector *sectors;
+	size_t i, n = 0;
+
+	if (!run->nsample || !run->classify)
+		return;
+	sectors = calloc(run->nsample, sizeof(*sectors));
+	if (!sectors)
+		return;
 	for (i = 0; i < run->nsample; i++)
 		sectors[n++] = (struct guac_diag_sector){ run->sample[i].stream_offset,
 							  run->sample[i].data };
-	if (!guac_diag_run(&cfg, sectors, n, run->diag, &run->search)) {
+	if (!guac_diag_run(&run->diag_cfg, sectors, n, run->diag, &run->search)) {
 		run->ndiag = n;
 		run->diag_ran = true;
+		for (i = 0; i < n; i++) {
+			if (!run->sample[i].other)
+				continue;
+			run->other_searched++;
+			run->searched[run->diag[i].cls]++;
+		}
 	}
 	free(sectors);
 }
@@ -236,50 +287,92 @@ static int verify_sample_cmp(const void *a, const void *b)
 	return x->device_offset < y->device_offset ? -1 : x->device_offset > y->device_offset;
 }
 
-/* Keep a whole bad sector for the diagnosis, while there is room. */
+/*
+ * Keep a whole bad sector for the diagnosis, while there is room: the first
+ * VERIFY_DIAG_MAX of any class (their diagnosis lines), and OTHER ones until
+ * VERIFY_DIAG_MAX of those are kept (the search's bound).
+ */
 static void verify_sample(struct verify_run *run, uint64_t dev, uint64_t stream_off,
-			  const uint8_t *data)
+			  const uint8_t *data, bool other)
 {
 	uint8_t *copy;
 
-	if (run->nsample >= VERIFY_DIAG_MAX)
+	if (atomic_load(&run->first_full) && (!other || atomic_load(&run->other_full)))
 		return;
 	copy = malloc(run->sector);
 	if (!copy)
 		return;
 	memcpy(copy, data, run->sector);
 	pthread_mutex_lock(&run->sample_lock);
-	if (run->nsample < VERIFY_DIAG_MAX) {
-		run->sample[run->nsample++] = (struct verify_sample){ dev, stream_off, copy };
+	if (run->nfirst < VERIFY_DIAG_MAX || (other && run->nother < VERIFY_DIAG_MAX)) {
+		if (run->nfirst < VERIFY_DIAG_MAX)
+			run->nfirst++;
+		if (other)
+			run->nother++;
+		run->sample[run->nsample++] = (struct verify_sample){ dev, stream_off, copy, other };
 		copy = NULL;
+		atomic_store(&run->first_full, run->nfirst >= VERIFY_DIAG_MAX);
+		atomic_store(&run->other_full, run->nother >= VERIFY_DIAG_MAX);
 	}
 	pthread_mutex_unlock(&run->sample_lock);
 	free(copy);
+}
+
+/* The class of a whole bad sector, from what is local to it; its --bad-list name. */
+static const char *verify_classify(struct verify_run *run, struct verify_job *vj,
+				   uint64_t stream_off, const uint8_t *got, const uint8_t *want)
+{
+	struct guac_diag_result r;
+	size_t i;
+
+	if (!run->classify) {
+		vj->classes.unclassified++;
+		return "-";
+	}
+	if (!guac_diag_local(&run->diag_cfg, stream_off, got, want, vj->scratch, &r)) {
+		vj->classes.cls[GUAC_DIAG_UNKNOWN]++;
+		return "OTHER";
+	}
+	vj->classes.cls[r.cls]++;
+	if (r.cls == GUAC_DIAG_STALE_ORIGIN) {
+		for (i = 0; i < run->diag_cfg.nhistory; i++) {
+			if (run->diag_history[i].origin == r.found_origin) {
+				vj->classes.stale[i]++;
+				break;
+			}
+		}
+	}
+	return guac_diag_class_name(r.cls);
 }
 
 static void verify_list_flush(struct verify_run *run, struct verify_job *vj)
 {
 	if (!vj->pending_kind || !vj->bad_list)
 		return;
-	fprintf(vj->bad_list, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	fprintf(vj->bad_list, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
 		vj->pending_kind == 'm' ? "mismatch" : "unreadable", vj->pending_start,
 		vj->pending_end - 1, vj->pending_start / run->sector,
-		(vj->pending_end - 1) / run->sector);
+		(vj->pending_end - 1) / run->sector, vj->pending_class);
 	vj->pending_kind = 0;
 }
 
-/* A bad range for --bad-list, merged with the previous one when they touch. */
+/*
+ * A bad range for --bad-list, merged with the previous one when they touch
+ * and have the same kind and class (@cls: a static string).
+ */
 static void verify_list_add(struct verify_run *run, struct verify_job *vj, char kind,
-			    uint64_t start, uint64_t end)
+			    const char *cls, uint64_t start, uint64_t end)
 {
 	if (!vj->bad_list)
 		return;
-	if (vj->pending_kind == kind && vj->pending_end == start) {
+	if (vj->pending_kind == kind && vj->pending_end == start &&
+	    !strcmp(vj->pending_class, cls)) {
 		vj->pending_end = end;
 		return;
 	}
 	verify_list_flush(run, vj);
 	vj->pending_kind = kind;
+	vj->pending_class = cls;
 	vj->pending_start = start;
 	vj->pending_end = end;
 }
@@ -347,15 +440,26 @@ static void verify_consume(struct guac_io_job *job, const uint8_t *got, uint64_t
 			if (k > n - s)
 				k = n - s;
 			if (memcmp(got + off + s, vj->want + s, k)) {
-				if (!verify_take_errors(run, verify_new_sectors(&vj->mismatch,
-						d / run->sector, d / run->sector)))
+				uint64_t fresh = verify_new_sectors(&vj->mismatch, d / run->sector,
+								    d / run->sector);
+				uint64_t soff = ctx->seg->stream_offset + rel + s;
+				const char *cls = "-";
+
+				if (!verify_take_errors(run, fresh))
 					return;	/* --max-errors reached */
 				guac_badlog_scan(&vj->mismatch, got + off + s, vj->want + s, k, d,
 						 run->sector);
-				verify_list_add(run, vj, 'm', d, d + k);
-				if (k == run->sector)
-					verify_sample(run, d, ctx->seg->stream_offset + rel + s,
-						      got + off + s);
+				if (k == run->sector) {
+					/* Classified here, with the expected bytes at hand. */
+					cls = verify_classify(run, vj, soff, got + off + s,
+							      vj->want + s);
+					verify_sample(run, d, soff, got + off + s,
+						      !strcmp(cls, "OTHER"));
+				} else if (fresh) {
+					/* Part of a sector: the rest is outside the range. */
+					vj->classes.unclassified++;
+				}
+				verify_list_add(run, vj, 'm', cls, d, d + k);
 			}
 			s += k;
 		}
@@ -386,14 +490,21 @@ static void verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t len,
 		vj->first_error_pos = dev;
 	}
 	guac_badlog_mark(&vj->unreadable, dev, end, sector);
-	verify_list_add(ctx->run, vj, 'u', dev, end);
+	verify_list_add(ctx->run, vj, 'u', "-", dev, end);
 }
 
 static void verify_merge_findings(struct verify_run *run, struct verify_job *vj)
 {
+	size_t i;
+
 	guac_badlog_merge(&run->mismatch, &vj->mismatch);
 	/* Unreadable sectors have no differing bytes to count. */
 	guac_badlog_merge(&run->unreadable, &vj->unreadable);
+	for (i = 0; i < GUAC_DIAG_CLASS_COUNT; i++)
+		run->classes.cls[i] += vj->classes.cls[i];
+	for (i = 0; i < VERIFY_HISTORY; i++)
+		run->classes.stale[i] += vj->classes.stale[i];
+	run->classes.unclassified += vj->classes.unclassified;
 	if (vj->first_errno && !run->first_errno) {
 		run->first_errno = vj->first_errno;
 		run->first_error_pos = vj->first_error_pos;
@@ -511,6 +622,7 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 		guac_badlog_init(&vj[i].mismatch, vj[i].mismatch_kept, VERIFY_SHOWN_RANGES);
 		guac_badlog_init(&vj[i].unreadable, vj[i].unreadable_kept, VERIFY_SHOWN_RANGES);
 		vj[i].want = guac_alloc(VERIFY_SLICE);
+		vj[i].scratch = guac_alloc(run->sector);
 		if (run->bad_list_path) {
 			vj[i].bad_list = tmpfile();
 			if (!vj[i].bad_list) {
@@ -556,6 +668,7 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 			run->job_lists[run->njob_lists++] = vj[i].bad_list;
 		}
 		free(vj[i].want);
+		free(vj[i].scratch);
 	}
 	if (seg->range >= 0) {
 		run->manifest->range[seg->range].verified = seg->resume + prefix;
@@ -574,10 +687,13 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	return more;
 }
 
-/* --bad-list: the jobs' parts in order, ranges touching across parts merged. */
+/*
+ * --bad-list: the jobs' parts in order, ranges touching across parts merged
+ * when their kind and class are the same.
+ */
 static bool verify_write_bad_list(struct verify_run *run)
 {
-	char kind[16], pkind[16] = "";
+	char kind[16], pkind[16] = "", cls[32], pcls[32] = "";
 	uint64_t a, b, pa = 0, pb = 0, la, lb;
 	FILE *out = fopen(run->bad_list_path, "w");
 	size_t i;
@@ -588,29 +704,30 @@ static bool verify_write_bad_list(struct verify_run *run)
 		return false;
 	}
 	fprintf(out, "# guac verify bad sectors of '%s' (%u-byte sectors): "
-		"KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA\n", run->path, run->sector);
+		"KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n", run->path, run->sector);
 	for (i = 0; i < run->njob_lists; i++) {
 		FILE *f = run->job_lists[i];
 
 		rewind(f);
-		while (fscanf(f, "%15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, kind, &a, &b,
-			      &la, &lb) == 5) {
-			if (pkind[0] && !strcmp(kind, pkind) && pb + 1 == a) {
+		while (fscanf(f, "%15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %31s", kind,
+			      &a, &b, &la, &lb, cls) == 6) {
+			if (pkind[0] && !strcmp(kind, pkind) && !strcmp(cls, pcls) && pb + 1 == a) {
 				pb = b;
 				continue;
 			}
 			if (pkind[0])
-				fprintf(out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-					pkind, pa, pb, pa / run->sector, pb / run->sector);
+				fprintf(out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
+					pkind, pa, pb, pa / run->sector, pb / run->sector, pcls);
 			strcpy(pkind, kind);
+			strcpy(pcls, cls);
 			pa = a;
 			pb = b;
 		}
 		fclose(f);
 	}
 	if (pkind[0])
-		fprintf(out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", pkind, pa, pb,
-			pa / run->sector, pb / run->sector);
+		fprintf(out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n", pkind, pa,
+			pb, pa / run->sector, pb / run->sector, pcls);
 	ok = !ferror(out);
 	if (fclose(out) || !ok) {
 		guac_err("cannot write --bad-list '%s': %s", run->bad_list_path, strerror(errno));
@@ -672,6 +789,119 @@ static void verify_json_ranges(const struct guac_badlog *log)
 		       log->kept[i].start, log->kept[i].end - log->kept[i].start);
 }
 
+/* The local classes in report order, OTHER (left to the search) last. */
+static const enum guac_diag_class verify_class_order[] = {
+	GUAC_DIAG_ALL_ZERO, GUAC_DIAG_ALL_ONES, GUAC_DIAG_TORN, GUAC_DIAG_STALE_ORIGIN,
+	GUAC_DIAG_PARTIAL_MATCH, GUAC_DIAG_OK,
+};
+static const enum guac_diag_class verify_search_order[] = {
+	GUAC_DIAG_MISDIRECTED, GUAC_DIAG_WRAPPED, GUAC_DIAG_UNKNOWN,
+};
+#define VERIFY_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t verify_other(const struct verify_run *run)
+{
+	return run->classes.cls[GUAC_DIAG_UNKNOWN];
+}
+
+/*
+ * "classes: 1500 ALL_ZERO, 1200 STALE_ORIGIN (origin 7), 3 TORN, 5 OTHER (all
+ * 5 searched: 4 MISDIRECTED, 1 UNKNOWN)": every bad sector of this run.
+ */
+static void verify_classes_text(const struct verify_run *run)
+{
+	const struct verify_classes *c = &run->classes;
+	const char *sep = "", *ssep = " (";
+	size_t i, j, nstale = 0;
+
+	if (!run->classify)
+		return;
+	printf("classes:");
+	for (i = 0; i < VERIFY_NELEM(verify_class_order); i++) {
+		enum guac_diag_class k = verify_class_order[i];
+
+		if (!c->cls[k])
+			continue;
+		printf("%s %" PRIu64 " %s", sep, c->cls[k], guac_diag_class_name(k));
+		sep = ",";
+		if (k != GUAC_DIAG_STALE_ORIGIN)
+			continue;
+		for (j = 0; j < run->diag_cfg.nhistory; j++)
+			nstale += c->stale[j] != 0;
+		/* One origin: "(origin 7)"; several: "(origin 7: 1000, origin 5: 200)". */
+		for (j = 0; j < run->diag_cfg.nhistory; j++) {
+			if (!c->stale[j])
+				continue;
+			if (nstale == 1)
+				printf(" (origin %" PRIu64 ")", run->diag_history[j].origin);
+			else
+				printf("%sorigin %" PRIu64 ": %" PRIu64, ssep,
+				       run->diag_history[j].origin, c->stale[j]);
+			ssep = ", ";
+		}
+		if (nstale > 1)
+			printf(")");
+	}
+	if (verify_other(run)) {
+		ssep = ": ";
+
+		printf("%s %" PRIu64 " OTHER (", sep, verify_other(run));
+		if (run->other_searched == verify_other(run))
+			printf("all %" PRIu64 " searched", run->other_searched);
+		else
+			printf("the first %" PRIu64 " searched", run->other_searched);
+		for (i = 0; i < VERIFY_NELEM(verify_search_order); i++) {
+			enum guac_diag_class k = verify_search_order[i];
+
+			if (!run->searched[k])
+				continue;
+			printf("%s%" PRIu64 " %s", ssep, run->searched[k], guac_diag_class_name(k));
+			ssep = ", ";
+		}
+		if (run->other_searched < verify_other(run))
+			printf("; %" PRIu64 " not searched: the search takes at most %u",
+			       verify_other(run) - run->other_searched, VERIFY_DIAG_MAX);
+		printf(")");
+		sep = ",";
+	}
+	if (c->unclassified)
+		printf("%s %" PRIu64 " unclassified (only part of the sector was checked)", sep,
+		       c->unclassified);
+	printf("\n");
+}
+
+static void verify_classes_json(const struct verify_run *run)
+{
+	const struct verify_classes *c = &run->classes;
+	const char *sep = "";
+	size_t i;
+
+	printf(",\"classes\":{");
+	for (i = 0; i < VERIFY_NELEM(verify_class_order); i++) {
+		if (verify_class_order[i] == GUAC_DIAG_OK)
+			continue;
+		printf("%s\"%s\":%" PRIu64, i ? "," : "",
+		       guac_diag_class_name(verify_class_order[i]), c->cls[verify_class_order[i]]);
+	}
+	printf(",\"OTHER\":%" PRIu64 ",\"unclassified\":%" PRIu64 "},\"stale_origins\":[",
+	       verify_other(run), c->unclassified);
+	for (i = 0; i < run->diag_cfg.nhistory; i++) {
+		if (!c->stale[i])
+			continue;
+		printf("%s{\"origin\":%" PRIu64 ",\"sectors\":%" PRIu64 "}", sep,
+		       run->diag_history[i].origin, c->stale[i]);
+		sep = ",";
+	}
+	printf("],\"search_bound\":%u,\"other_searched\":%" PRIu64
+	       ",\"other_not_searched\":%" PRIu64 ",\"searched_classes\":{", VERIFY_DIAG_MAX,
+	       run->other_searched, verify_other(run) - run->other_searched);
+	for (i = 0; i < VERIFY_NELEM(verify_search_order); i++)
+		printf("%s\"%s\":%" PRIu64, i ? "," : "",
+		       guac_diag_class_name(verify_search_order[i]),
+		       run->searched[verify_search_order[i]]);
+	printf("}");
+}
+
 static void verify_report_json(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
@@ -720,6 +950,8 @@ static void verify_report_json(const struct verify_run *run)
 		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64
 		       ",\"already_complete\":%s", run->earlier_bad, run->earlier_unreadable,
 		       run->already_complete ? "true" : "false");
+	if (run->mismatch.nranges)
+		verify_classes_json(run);
 	printf(",\"search_interrupted\":%s", run->search.interrupted ? "true" : "false");
 	printf(",\"diagnosed_sectors\":%zu,\"diagnosis\":[", run->ndiag);
 	for (i = 0; i < run->ndiag; i++) {
@@ -801,6 +1033,7 @@ static void verify_report_text(const struct verify_run *run)
 		verify_text_ranges(run, log);
 		printf("first difference at byte %" PRIu64 ": expected 0x%02x, got 0x%02x\n",
 		       log->first_pos, log->first_expected, log->first_actual);
+		verify_classes_text(run);
 	}
 	if (run->unreadable.nranges) {
 		printf("UNREADABLE: %" PRIu64 " %u-byte sector%s in %" PRIu64 " range%s could not "
@@ -828,9 +1061,15 @@ static void verify_report_text(const struct verify_run *run)
 		       "output and --bad-list\n", run->earlier_bad, run->earlier_unreadable,
 		       run->sector, run->first_dev);
 	}
-	if (run->ndiag) {
+	if (run->ndiag && run->ndiag == run->nfirst) {
 		printf("DIAGNOSIS of the first %zu bad sector%s:\n", run->ndiag,
 		       run->ndiag == 1 ? "" : "s");
+	} else if (run->ndiag) {
+		printf("DIAGNOSIS of %zu bad sectors: the first %zu found, and %zu more of class "
+		       "OTHER (the search takes the first %u OTHER ones):\n", run->ndiag, run->nfirst,
+		       run->ndiag - run->nfirst, VERIFY_DIAG_MAX);
+	}
+	if (run->ndiag) {
 		for (i = 0; i < run->ndiag; i++)
 			printf("  sector %" PRIu64 " (byte %" PRIu64 "): %s\n",
 			       run->sample[i].device_offset / run->sector, run->sample[i].device_offset,
@@ -1295,6 +1534,7 @@ int guac_cmd_verify(int argc, char **argv)
 		run.bs = (run.bs + run.sector - 1) / run.sector * run.sector;
 	}
 	verify_first_byte(&run);
+	verify_diag_setup(&run);
 	if (run.target.direct && run.bs % run.target.sector) {
 		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector O_DIRECT needs",
 			 run.bs, run.target.sector);

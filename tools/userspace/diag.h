@@ -185,6 +185,21 @@ int guac_diag_run(const struct guac_diag_config *cfg, const struct guac_diag_sec
 		  size_t n, struct guac_diag_result *results, struct guac_diag_search *search);
 
 /*
+ * The local checks alone, for one bad sector whose expected bytes the caller
+ * already has: @got, the @cfg->sector bytes read, should have been @want,
+ * stream offset @stream_offset of the pass. Decides ALL_ZERO, ALL_ONES,
+ * STALE_ORIGIN (each history pass covering the place: 64 bytes generated
+ * first, the whole sector only when they match), TORN, PARTIAL_MATCH (or OK)
+ * into @r and returns true; returns false, with @r->cls UNKNOWN and no
+ * entropy, when only the misdirection search can say more. No allocation and
+ * no sweep: guac verify calls it for every bad sector as it finds it.
+ * @scratch holds @cfg->sector bytes. Thread-safe.
+ */
+bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
+		     const uint8_t *got, const uint8_t *want, uint8_t *scratch,
+		     struct guac_diag_result *r);
+
+/*
  * A batch that collects bad sectors as verify finds them (from any thread,
  * in any order: it copies the bytes), then diagnoses them all with one
  * sweep. It keeps at most @max_sectors; later ones are only counted.

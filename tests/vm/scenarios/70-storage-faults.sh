@@ -83,7 +83,8 @@ poke() {
 
 # verify_run NAME ARGS...: guac verify --json --bad-list ARGS, keeping the
 # JSON (/tmp/NAME.json), the sorted bad list (/tmp/NAME.bad: the bad ranges
-# as "KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA") and the exit status
+# as "KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS", CLASS being each
+# bad sector's diagnosis, "-" for unreadable ones) and the exit status
 # (/tmp/NAME.rc) for the checks that follow. Fails unless verify finished
 # with a report: exit status 0, 1 or 2 and a JSON result.
 verify_run() {
@@ -270,9 +271,9 @@ else
 	check "verify exits 2 (unreadable sectors)" exit_status sd 2
 	check "verify lists LBAs 300-304 unreadable and LBAs 700 and 900-901 mismatching, nothing else" \
 		bad_list sd \
-		"unreadable $((300 * ss)) $((305 * ss - 1)) 300 304" \
-		"mismatch $((700 * ss)) $((701 * ss - 1)) 700 700" \
-		"mismatch $((900 * ss)) $((902 * ss - 1)) 900 901"
+		"unreadable $((300 * ss)) $((305 * ss - 1)) 300 304 -" \
+		"mismatch $((700 * ss)) $((701 * ss - 1)) 700 700 TORN" \
+		"mismatch $((900 * ss)) $((902 * ss - 1)) 900 901 ALL_ZERO"
 	check "verify's first mismatch is byte $flip: expected $want, read $((want ^ 255))" \
 		first_mismatch sd $flip "$want" $((want ^ 255))
 	check "verify counts 5 unreadable and 3 mismatching sectors" \
@@ -323,7 +324,7 @@ else
 		verify_run dm-drop --direct --manifest /tmp/dm.manifest "$dm"
 	check "verify exits 1 (mismatch)" exit_status dm-drop 1
 	check "verify lists sectors $drop-$((drop + 63)) mismatching, nothing else" bad_list dm-drop \
-		"mismatch $((drop * ss)) $(((drop + 64) * ss - 1)) $drop $((drop + 63))"
+		"mismatch $((drop * ss)) $(((drop + 64) * ss - 1)) $drop $((drop + 63)) STALE_ORIGIN"
 	check "verify diagnoses them as stale data of origin 1000 (pass 1)" \
 		diagnosis dm-drop "$drop-$((drop + 63)) STALE_ORIGIN origin 1000"
 
@@ -341,7 +342,7 @@ else
 		verify_run dm-wr --direct --manifest /tmp/dm.manifest "$dm"
 	check "verify exits 1 (mismatch)" exit_status dm-wr 1
 	check "verify lists sector $wbad mismatching, nothing else" bad_list dm-wr \
-		"mismatch $((wbad * ss)) $(((wbad + 1) * ss - 1)) $wbad $wbad"
+		"mismatch $((wbad * ss)) $(((wbad + 1) * ss - 1)) $wbad $wbad TORN"
 	check "verify's first mismatch is byte $wbyte: expected $want, read $((want ^ 255)); 1 byte differs" \
 		one_byte dm-wr $wbyte "$want" $((want ^ 255))
 
@@ -368,12 +369,12 @@ its bad list is sector $wbad only: the medium holds the right byte $rbyte"
 		check "$(echo "$rchecks" | sed -n 2p)" \
 			verify_run dm-rd --direct --manifest /tmp/dm.manifest "$dm"
 		check "$(echo "$rchecks" | sed -n 3p)" bad_list dm-rd \
-			"mismatch $((wbad * ss)) $(((wbad + 1) * ss - 1)) $wbad $wbad" \
-			"mismatch $((rbad * ss)) $(((rbad + 1) * ss - 1)) $rbad $rbad"
+			"mismatch $((wbad * ss)) $(((wbad + 1) * ss - 1)) $wbad $wbad TORN" \
+			"mismatch $((rbad * ss)) $(((rbad + 1) * ss - 1)) $rbad $rbad TORN"
 		check "$(echo "$rchecks" | sed -n 4p)" counts dm-rd bad_bytes=2
 		check "$(echo "$rchecks" | sed -n 5p)" verify_run sd-rd --direct --origin 3000 "$disk"
 		check "$(echo "$rchecks" | sed -n 6p)" bad_list sd-rd \
-			"mismatch $((wbad * ss)) $(((wbad + 1) * ss - 1)) $wbad $wbad"
+			"mismatch $((wbad * ss)) $(((wbad + 1) * ss - 1)) $wbad $wbad TORN"
 	fi
 
 	check "dmsetup remove $dmname" dmsetup remove "$dmname"

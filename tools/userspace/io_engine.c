@@ -415,11 +415,90 @@ static bool guac_io_read_sectors(struct guac_io_job *job, uint8_t *buf, uint64_t
 }
 
 /*
- * Write pipelining: with one job, generating a block (~13 GB/s) and writing
- * it (~3 GB/s to a fast device) one after the other costs their sum; a
- * generator thread per job fills the next buffer while the current one is
- * written, so the job runs at the slower of the two. Two buffers are enough
- * (the generator is the faster side) and bound the memory to 2 x bs a job.
+ * One block of a job: the buffer, the run positions [@pos, @pos + @len), and
+ * for a read what came back (the bytes at @data, @got of them, and errno
+ * @err). "Filling" a slot generates it (write) or reads it (verify);
+ * "finishing" it writes it or checks it.
+ */
+struct guac_io_slot {
+	uint8_t *buf;
+	uint64_t pos;
+	size_t len;
+	const uint8_t *data;
+	size_t got;
+	int err;
+};
+
+/* Generate the block (write) or read it (verify): no hook but produce runs here. */
+static void guac_io_fill(struct guac_io_job *job, struct guac_io_slot *s)
+{
+	struct guac_io *io = job->io;
+
+	if (io->write)
+		io->hooks.produce(job, s->buf, s->pos, s->len);
+	else
+		s->err = guac_io_read_at(io, s->buf, s->pos, s->len, &s->data, &s->got);
+}
+
+/* After this block there is nothing to fill: a read that found the end of the data. */
+static bool guac_io_fill_last(const struct guac_io *io, const struct guac_io_slot *s)
+{
+	return !io->write && !s->err && s->got < s->len;
+}
+
+/*
+ * Write the block, or check what was read: every consume and unreadable
+ * call, the sector-by-sector retry of a failed read and the accounting
+ * (@done counts bytes from the part's start, in order, ended by the first
+ * error or the end of the data) happen here, on the job's own thread.
+ * Returns false when the job must end.
+ */
+static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
+{
+	struct guac_io *io = job->io;
+	uint64_t pos = s->pos;
+	size_t n = s->len, got;
+	int err;
+
+	if (io->write) {
+		err = guac_io_pwrite_all(io, s->buf, n, io->base + pos, &got);
+		if (err) {
+			job->error = err;
+			job->error_pos = pos + got;
+			atomic_store(&job->done, pos + got - job->start);
+			return false;
+		}
+	} else if (s->err && io->target->kind == GUAC_TARGET_STREAM) {
+		job->error = s->err;	/* a pipe cannot be re-read */
+		job->error_pos = pos + s->got;
+		return false;
+	} else if (s->err) {
+		if (!guac_io_read_sectors(job, s->buf, pos, n))
+			return false;
+	} else {
+		if (s->got)
+			io->hooks.consume(job, s->data, pos, s->got);
+		if (s->got < n) {
+			guac_io_set_eof(io, pos + s->got);
+			atomic_store(&job->done, pos + s->got - job->start);
+			return false;
+		}
+	}
+	atomic_store(&job->done, pos + n - job->start);
+	return true;
+}
+
+/*
+ * Pipelining: with one job, filling a block (generating ~13 GB/s, or reading
+ * it) and finishing it (writing it, or regenerating and comparing) one after
+ * the other costs their sum. A filler thread per job fills the next slot
+ * while the job's thread finishes the current one, so the job runs at the
+ * slower of the two: a generator ahead of the writes, a reader ahead of the
+ * checks (read-ahead of one block, in order, so a disk still sees one
+ * sequential stream per job). Two slots are enough and bound the memory to
+ * two buffers a job. Only the filler's own work moves to it (produce, or the
+ * plain block read); the hooks that record findings, the retries and the
+ * accounting stay on the job's thread, in position order.
  */
 #define GUAC_IO_RING 2
 
@@ -427,23 +506,23 @@ struct guac_io_ring {
 	struct guac_io_job *job;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	uint8_t *buf[GUAC_IO_RING];
-	uint64_t pos[GUAC_IO_RING];
-	size_t len[GUAC_IO_RING];
-	unsigned int head, count;	/* the next slot to write, and full slots */
-	bool quit;			/* the writer stopped: produce nothing more */
+	struct guac_io_slot slot[GUAC_IO_RING];
+	unsigned int head, count;	/* the next slot to finish, and full slots */
+	bool quit;			/* the job's thread stopped: fill nothing more */
 };
 
-static void *guac_io_generator(void *arg)
+static void *guac_io_filler(void *arg)
 {
 	struct guac_io_ring *r = arg;
 	struct guac_io_job *job = r->job;
 	struct guac_io *io = job->io;
 	uint64_t pos = job->start + job->resume;
-	unsigned int slot = 0;
+	unsigned int tail = 0;
 
 	while (pos < job->end) {
+		struct guac_io_slot *s = &r->slot[tail];
 		size_t n = job->end - pos < io->bs ? (size_t)(job->end - pos) : io->bs;
+		bool last, failed;
 
 		pthread_mutex_lock(&r->lock);
 		while (r->count == GUAC_IO_RING && !r->quit)
@@ -453,33 +532,44 @@ static void *guac_io_generator(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&r->lock);
-		/* The slot after the full ones is the writer's no longer: fill it unlocked. */
-		io->hooks.produce(job, r->buf[slot], pos, n);
+		/* The slot after the full ones is the job thread's no longer: fill it unlocked. */
+		s->pos = pos;
+		s->len = n;
+		guac_io_fill(job, s);
+		last = guac_io_fill_last(io, s);
+		failed = s->err != 0;
 		pthread_mutex_lock(&r->lock);
-		r->pos[slot] = pos;
-		r->len[slot] = n;
 		r->count++;
 		pthread_cond_broadcast(&r->cond);
+		/*
+		 * A failed read is retried sector by sector on the job's thread:
+		 * read nothing more meanwhile, so a failing disk sees one stream of
+		 * reads in order, as without the pipeline.
+		 */
+		while (failed && r->count && !r->quit)
+			pthread_cond_wait(&r->cond, &r->lock);
 		pthread_mutex_unlock(&r->lock);
-		slot = (slot + 1) % GUAC_IO_RING;
+		if (last)
+			break;	/* the job's thread ends at this slot */
+		tail = (tail + 1) % GUAC_IO_RING;
 		pos += n;
 	}
 	return NULL;
 }
 
 /*
- * The writer's side of the ring: blocks arrive in order, so the durable
- * accounting (done counts bytes from the part's start, ended by the first
- * error) is the same as without the generator thread.
+ * The job's side of the ring: the slots arrive in position order, so what it
+ * does with them (and the order of the hook calls) is what it does inline.
+ * The filler fills every block up to the end of the part or of the data,
+ * the only places where this loop ends without stopping it.
  */
-static void guac_io_write_pipelined(struct guac_io_job *job, struct guac_io_ring *r)
+static void guac_io_finish_pipelined(struct guac_io_job *job, struct guac_io_ring *r)
 {
 	struct guac_io *io = job->io;
 	uint64_t pos = job->start + job->resume;
 
 	while (pos < job->end) {
-		size_t n, got;
-		int err;
+		struct guac_io_slot *s;
 
 		if (io->stop && atomic_load(io->stop))
 			break;
@@ -487,56 +577,67 @@ static void guac_io_write_pipelined(struct guac_io_job *job, struct guac_io_ring
 		while (!r->count)
 			pthread_cond_wait(&r->cond, &r->lock);
 		pthread_mutex_unlock(&r->lock);
-		n = r->len[r->head];
-		err = guac_io_pwrite_all(io, r->buf[r->head], n, io->base + pos, &got);
-		if (err) {
-			job->error = err;
-			job->error_pos = pos + got;
-			atomic_store(&job->done, pos + got - job->start);
+		s = &r->slot[r->head];
+		if (!guac_io_finish(job, s))
 			break;
-		}
+		pos += s->len;
 		pthread_mutex_lock(&r->lock);
 		r->head = (r->head + 1) % GUAC_IO_RING;
 		r->count--;
 		pthread_cond_broadcast(&r->cond);
 		pthread_mutex_unlock(&r->lock);
-		pos += n;
-		atomic_store(&job->done, pos - job->start);
 	}
-	/* Error, Ctrl-C or the end: release a generator waiting for a free slot. */
+	/* Error, end of data, Ctrl-C or the end: release a filler waiting for a free slot. */
 	pthread_mutex_lock(&r->lock);
 	r->quit = true;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* True if the job was written with a generator thread; false to do it inline. */
-static bool guac_io_try_pipeline(struct guac_io_job *job, uint8_t *buf)
+/*
+ * GUAC_IO_PIPELINE=0 runs every job on one thread, filling and finishing
+ * each block in turn: for comparisons; the results are the same.
+ */
+static bool guac_io_pipeline_enabled(void)
+{
+	const char *v = getenv("GUAC_IO_PIPELINE");
+
+	return !v || strcmp(v, "0");
+}
+
+/*
+ * True if the job ran with a filler thread; false to do it inline. @buf is
+ * the first slot's buffer, of @size bytes. A pipe keeps its one thread: its
+ * reads block on the writer at the other end, and a reader waiting there
+ * could hold the job past a Ctrl-C.
+ */
+static bool guac_io_try_pipeline(struct guac_io_job *job, uint8_t *buf, size_t size)
 {
 	struct guac_io *io = job->io;
-	struct guac_io_ring r = { .job = job, .buf = { buf } };
-	pthread_t gen;
+	struct guac_io_ring r = { .job = job, .slot = { { .buf = buf } } };
+	pthread_t filler;
 	bool ok = false;
 	unsigned int i;
 
 	/* One block has nothing to overlap with. */
-	if (job->end - job->start - job->resume <= io->bs)
+	if (job->end - job->start - job->resume <= io->bs ||
+	    io->target->kind == GUAC_TARGET_STREAM || !guac_io_pipeline_enabled())
 		return false;
 	if (pthread_mutex_init(&r.lock, NULL))
 		return false;
 	for (i = 1; i < GUAC_IO_RING; i++)
-		r.buf[i] = guac_alloc(io->bs);
+		r.slot[i].buf = guac_alloc(size);
 	if (!pthread_cond_init(&r.cond, NULL)) {
-		if (!pthread_create(&gen, NULL, guac_io_generator, &r)) {
-			guac_io_write_pipelined(job, &r);
-			pthread_join(gen, NULL);
+		if (!pthread_create(&filler, NULL, guac_io_filler, &r)) {
+			guac_io_finish_pipelined(job, &r);
+			pthread_join(filler, NULL);
 			ok = true;
 		}
 		pthread_cond_destroy(&r.cond);
 	}
 	pthread_mutex_destroy(&r.lock);
 	for (i = 1; i < GUAC_IO_RING; i++)
-		free(r.buf[i]);
+		free(r.slot[i].buf);
 	return ok;
 }
 
@@ -545,51 +646,23 @@ static void *guac_io_worker(void *arg)
 	struct guac_io_job *job = arg;
 	struct guac_io *io = job->io;
 	/* Room for the sectors around an unaligned direct read. */
-	uint8_t *buf = guac_alloc(io->bs + 2 * (size_t)io->target->sector);
+	size_t size = io->bs + 2 * (size_t)io->target->sector;
+	uint8_t *buf = guac_alloc(size);
 	uint64_t pos = job->start + job->resume;
 
 	atomic_store(&job->done, job->resume);
-	if (io->write && guac_io_try_pipeline(job, buf))
+	if (guac_io_try_pipeline(job, buf, size))
 		pos = job->end;	/* done (or stopped) there */
 	while (pos < job->end) {
-		size_t n = job->end - pos < io->bs ? (size_t)(job->end - pos) : io->bs, got;
-		const uint8_t *data;
-		int err;
+		struct guac_io_slot s = { .buf = buf, .pos = pos };
 
 		if (io->stop && atomic_load(io->stop))
 			break;
-		if (io->write) {
-			io->hooks.produce(job, buf, pos, n);
-			err = guac_io_pwrite_all(io, buf, n, io->base + pos, &got);
-			if (err) {
-				job->error = err;
-				job->error_pos = pos + got;
-				atomic_store(&job->done, pos + got - job->start);
-				break;
-			}
-		} else {
-			err = guac_io_read_at(io, buf, pos, n, &data, &got);
-			if (err && io->target->kind == GUAC_TARGET_STREAM) {
-				job->error = err;	/* a pipe cannot be re-read */
-				job->error_pos = pos + got;
-				break;
-			}
-			if (err) {
-				if (!guac_io_read_sectors(job, buf, pos, n))
-					break;
-				pos += n;
-				continue;
-			}
-			if (got)
-				io->hooks.consume(job, data, pos, got);
-			if (got < n) {
-				guac_io_set_eof(io, pos + got);
-				atomic_store(&job->done, pos + got - job->start);
-				break;
-			}
-		}
-		pos += n;
-		atomic_store(&job->done, pos - job->start);
+		s.len = job->end - pos < io->bs ? (size_t)(job->end - pos) : io->bs;
+		guac_io_fill(job, &s);
+		if (!guac_io_finish(job, &s))
+			break;
+		pos += s.len;
 	}
 	free(buf);
 	return NULL;

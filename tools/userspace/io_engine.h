@@ -6,6 +6,15 @@
  * pwrite/pread loops that handle short transfers, EINTR and (for reads) EIO
  * sector by sector. The commands only fill or check buffers.
  *
+ * Per job (files and block devices; a pipe keeps one thread), a second
+ * thread fills the next block while the job's thread finishes the current
+ * one: for a write it generates the block (produce) ahead of the pwrite, for
+ * a check it reads the block ahead of the comparison. consume, unreadable and
+ * the sector-by-sector retry of a failed read stay on the job's thread, in
+ * position order, one block after another, so the hooks see what they would
+ * see with one thread. Two buffers a job. GUAC_IO_PIPELINE=0 in the
+ * environment turns this off (one thread a job), for comparisons.
+ *
  * Positions: "device offsets" are byte positions in the target; a run covers
  * [base, base + length) of it. Jobs are handed positions relative to @base.
  */
@@ -84,9 +93,11 @@ struct guac_io_job {
 };
 
 /*
- * Hooks. produce fills @buf with the bytes for run position @pos (write).
- * consume checks @len bytes read at @pos (verify). unreadable reports run
- * positions [@pos, @pos + @len) that gave @err even sector by sector.
+ * Hooks. produce fills @buf with the bytes for run position @pos (write;
+ * on the job's generator thread, in order). consume checks @len bytes read
+ * at @pos (verify). unreadable reports run positions [@pos, @pos + @len)
+ * that gave @err even sector by sector. consume and unreadable run on the
+ * job's own thread, in position order.
  */
 struct guac_io_hooks {
 	void (*produce)(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len);

@@ -28,6 +28,17 @@ check() {
 	if eval "$2"; then ok "$1"; else not_ok "$1"; fi
 }
 
+# wait_read PID BYTES: wait, 10 s at most, until process PID has read BYTES
+# (rchar in /proc/PID/io), so that a signal sent next lands mid-work.
+wait_read() {
+	tap_wait=0
+	while [ $tap_wait -lt 1000 ] &&
+		[ "$(awk '/^rchar/ {print $2}' /proc/"$1"/io 2>/dev/null || echo 0)" -lt "$2" ]; do
+		sleep 0.01
+		tap_wait=$((tap_wait + 1))
+	done
+}
+
 tap_end() {
 	echo "1..$tap_n"
 	[ "$tap_fails" -eq 0 ]

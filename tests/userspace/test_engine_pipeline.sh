@@ -174,11 +174,7 @@ else
 		for p in 1 0; do
 			GUAC_IO_PIPELINE=$p "$GUAC" verify --direct --bs 512 --jobs 1 "$loop" >"$tmp/int$p" 2>&1 &
 			pid=$!
-			n=0
-			while [ $n -lt 1000 ] && [ "$(awk '/^rchar/ {print $2}' /proc/$pid/io 2>/dev/null || echo 0)" -lt 1048576 ]; do
-				sleep 0.01
-				n=$((n + 1))
-			done
+			wait_read $pid 1048576
 			kill -INT $pid
 			wait $pid
 			rc=$?

@@ -163,11 +163,7 @@ if C=$(losetup -f --show "$tmp/big") && loops="$loops $C"; then
 	echo 3 >/proc/sys/vm/drop_caches
 	"$GUAC" verify -m "$tmp/r.json" --direct --bs 512 --jobs 1 "$C" >"$tmp/int.txt" 2>&1 &
 	pid=$!
-	n=0
-	while [ $n -lt 1000 ] && [ "$(awk '/^rchar/ {print $2}' /proc/$pid/io 2>/dev/null || echo 0)" -lt 1048576 ]; do
-		sleep 0.01
-		n=$((n + 1))
-	done
+	wait_read $pid 1048576
 	kill -INT $pid
 	wait $pid
 	rc=$?

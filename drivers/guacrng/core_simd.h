@@ -69,23 +69,27 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 
 /*
  * Independent groups of GUAC_LANES blocks per pass of the main loop
- * (docs/cost-model.md). AVX2 runs two: its three vector ports need more
- * independent work than one group's four quarter rounds offer to hide the
- * add-rotate-xor latency chains. SSE2 runs one: with two, its 16 registers
- * and two-operand instructions cost so many copies and spills that 4- and
- * 5-wide front ends become the limit. AVX-512 runs one: one group keeps its
- * two 512-bit ports busy, and a second only adds spills.
+ * (docs/cost-model.md). AVX2 and AVX-512 run two: one group's four
+ * quarter-round chains of add, rotate and xor are too few to keep the vector
+ * pipes busy (AVX2: three or four pipes and a 4-cycle step; AVX-512 on Zen 4:
+ * a 4-cycle step in 512-bit pipes), and the second group's spills go to load
+ * and store ports the rounds leave idle. SSE2 runs one: with two, its 16
+ * registers and two-operand instructions cost so many copies and spills that
+ * 4- and 5-wide front ends become the limit.
  *
- * GCC 10, which builds Debian's 5.10 kernels, keeps too little of two AVX2
- * groups in registers: guac_steps_avx2 gets a 2.2 KB stack frame (GCC 12 to
- * 16: 1.5 to 1.6 KB), past the kernel's 2048-byte -Wframe-larger-than. So
- * GCC before 12 (11 builds none of the kernels tested) runs one group on
- * AVX2 too: a 0.4 KB frame.
+ * The second group's state costs stack where the compiler cannot keep it in
+ * registers, and the kernel warns past 2048 bytes a frame. Measured for the
+ * kernel (docs/cost-model.md): GCC 12 to 16 give 1.3 to 1.4 KB for AVX2 and
+ * 1.6 to 1.9 KB for AVX-512; clang 14 (the KCSAN test kernel) 1.8 KB for
+ * AVX2 but 3.1 KB for AVX-512; GCC 10, which builds Debian's 5.10 kernels,
+ * 2.2 KB for AVX2. Those last two run one group (frames of 0.4 KB and less);
+ * GCC 11 builds none of the kernels tested and goes with GCC 10.
  */
-#if GUAC_LANES == 8 && !(defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 12)
-#define GUAC_GROUPS 2
-#else
+#if GUAC_LANES == 4 || (GUAC_LANES == 16 && defined(__clang__)) || \
+	(defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 12)
 #define GUAC_GROUPS 1
+#else
+#define GUAC_GROUPS 2
 #endif
 
 /*

@@ -54,39 +54,45 @@ typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
 #define GUAC_WORD diag_vec16
 #define guac_rotl diag16_rotl
 #define guac_mix diag16_mix
-#define guac_quarter_round diag16_quarter_round
+#define guac_mix4 diag16_mix4
+#define guac_half_round diag16_half_round
 #define guac_double_round diag16_double_round
 #include "../../drivers/guacrng/core_round.h"
 #undef GUACRNG_CORE_ROUND_H
 #undef GUAC_WORD
 #undef guac_rotl
 #undef guac_mix
-#undef guac_quarter_round
+#undef guac_mix4
+#undef guac_half_round
 #undef guac_double_round
 
 #define GUAC_WORD diag_vec8
 #define guac_rotl diag8_rotl
 #define guac_mix diag8_mix
-#define guac_quarter_round diag8_quarter_round
+#define guac_mix4 diag8_mix4
+#define guac_half_round diag8_half_round
 #define guac_double_round diag8_double_round
 #include "../../drivers/guacrng/core_round.h"
 #undef GUACRNG_CORE_ROUND_H
 #undef GUAC_WORD
 #undef guac_rotl
 #undef guac_mix
-#undef guac_quarter_round
+#undef guac_mix4
+#undef guac_half_round
 #undef guac_double_round
 
 #define GUAC_WORD diag_vec4
 #define guac_rotl diag4_rotl
 #define guac_mix diag4_mix
-#define guac_quarter_round diag4_quarter_round
+#define guac_mix4 diag4_mix4
+#define guac_half_round diag4_half_round
 #define guac_double_round diag4_double_round
 #include "../../drivers/guacrng/core_round.h"
 #undef GUAC_WORD
 #undef guac_rotl
 #undef guac_mix
-#undef guac_quarter_round
+#undef guac_mix4
+#undef guac_half_round
 #undef guac_double_round
 
 #define DIAG_STEP_BLOCKS 16	/* blocks per step at every width */

@@ -80,13 +80,13 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
  * The second group's state costs stack where the compiler cannot keep it in
  * registers, and the kernel warns past 2048 bytes a frame. Measured for the
  * kernel (docs/cost-model.md): GCC 12 to 16 give 1.3 to 1.4 KB for AVX2 and
- * 1.6 to 1.9 KB for AVX-512; clang 14 (the KCSAN test kernel) 1.8 KB for
- * AVX2 but 3.1 KB for AVX-512; GCC 10, which builds Debian's 5.10 kernels,
- * 2.2 KB for AVX2. Those last two run one group (frames of 0.4 KB and less);
- * GCC 11 builds none of the kernels tested and goes with GCC 10.
+ * 1.6 to 1.9 KB for AVX-512; GCC 10, which builds Debian's 5.10 kernels,
+ * 2.2 KB for AVX2, so GCC before 12 runs one group (GCC 11 builds none of
+ * the kernels tested). So does clang: in the KCSAN test kernel clang 14
+ * gives AVX-512 a 3.1 KB frame with two groups (1.9 KB with one), and AVX2
+ * with two runs at 0.7x of one, which is what clang makes of their spills.
  */
-#if GUAC_LANES == 4 || (GUAC_LANES == 16 && defined(__clang__)) || \
-	(defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 12)
+#if GUAC_LANES == 4 || defined(__clang__) || (defined(__GNUC__) && __GNUC__ < 12)
 #define GUAC_GROUPS 1
 #else
 #define GUAC_GROUPS 2

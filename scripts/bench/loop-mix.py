@@ -19,8 +19,9 @@ import re
 import subprocess
 import sys
 
-# Blocks per main-loop iteration are not in the code: they are told by the
-# caller's build (lanes x groups); the names map to lanes.
+# Lanes per vector, by the step function's name. Blocks per main-loop
+# iteration are lanes x groups; main() infers two groups from the nested
+# double-round loop (core_simd.h writes the rounds out for one group).
 LANES = {"sse2": 4, "avx2": 8, "avx512": 16}
 
 INSN = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
@@ -122,10 +123,12 @@ def main():
     ap.add_argument("function", nargs="?")
     ap.add_argument("--inner-trips", type=int, default=3)
     args = ap.parse_args()
-    fns = [args.function] if args.function else \
-        [f"guac_steps_{w}" for w in LANES
-         if subprocess.run(["nm", args.object], capture_output=True,
-                           text=True).stdout.find(f"guac_steps_{w}") >= 0]
+    if args.function:
+        fns = [args.function]
+    else:
+        symbols = subprocess.run(["nm", args.object], check=True,
+                                 capture_output=True, text=True).stdout
+        fns = [f"guac_steps_{w}" for w in LANES if f"guac_steps_{w}" in symbols]
     for fn in fns:
         width = fn.rsplit("_", 1)[-1]
         counts, nested = mix(args.object, fn, args.inner_trips)

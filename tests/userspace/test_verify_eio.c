@@ -2,7 +2,8 @@
 /*
  * The I/O engine's error paths, which real loop devices cannot produce: read
  * errors (EIO) on chosen sectors, short reads and writes, ENOSPC part-way,
- * and the end of the data. The engine is compiled in here and reads and
+ * and the end of the data, and for a pipe, EINTR from a stray signal and
+ * from the wake-up of a stop. The engine is compiled in here and reads and
  * writes a memory "device" through its injectable system calls.
  */
 #define _GNU_SOURCE
@@ -63,11 +64,38 @@ static ssize_t fake_pwrite(int fd, const void *buf, size_t len, off_t off)
 	return (ssize_t)len;
 }
 
+/* A pipe: the device's bytes in order, up to dev_size, max_io a call. */
+static uint64_t stream_pos;
+static unsigned int stream_calls;
+static bool eintr_every_other;		/* every other read fails with EINTR, as for a stray signal */
+static uint64_t stop_at = UINT64_MAX;	/* here: the stop flag is set, then the read fails with EINTR */
+static atomic_bool stream_stop;
+static unsigned int stop_eintrs;
+
 static ssize_t fake_read(int fd, void *buf, size_t len)
 {
-	(void)fd; (void)buf; (void)len;
-	errno = EIO;
-	return -1;
+	(void)fd;
+	if (eintr_every_other && stream_calls++ % 2 == 0) {
+		errno = EINTR;
+		return -1;
+	}
+	if (stream_pos >= stop_at) {
+		atomic_store(&stream_stop, true);	/* Ctrl-C while the pipe is stalled */
+		/* An engine that retries for ever fails the test instead of hanging it. */
+		errno = ++stop_eintrs > 100 ? EIO : EINTR;
+		return -1;
+	}
+	if (len > max_io)
+		len = max_io;
+	if (stop_at - stream_pos < len)
+		len = stop_at - stream_pos;
+	if (stream_pos >= dev_size)
+		return 0;
+	if (stream_pos + len > dev_size)
+		len = dev_size - stream_pos;
+	memcpy(buf, dev + stream_pos, len);
+	stream_pos += len;
+	return (ssize_t)len;
 }
 
 static const struct guac_io_ops fake_ops = { fake_pread, fake_pwrite, fake_read };
@@ -103,6 +131,7 @@ static void produce(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t 
 }
 
 static struct guac_target target = { .fd = -1, .kind = GUAC_TARGET_FILE, .sector = SECTOR };
+static struct guac_target stream = { .fd = -1, .kind = GUAC_TARGET_STREAM, .sector = SECTOR };
 static struct guac_io io;
 
 static int setup(void **state)
@@ -118,6 +147,12 @@ static int setup(void **state)
 	bad_lo = bad_hi = 0;
 	max_io = SIZE_MAX;
 	space = UINT64_MAX;
+	stream_pos = 0;
+	stream_calls = 0;
+	stop_eintrs = 0;
+	eintr_every_other = false;
+	stop_at = UINT64_MAX;
+	atomic_store(&stream_stop, false);
 	memset(&io, 0, sizeof(io));
 	io.target = &target;
 	io.ops = &fake_ops;
@@ -254,6 +289,57 @@ static void test_stop(void **state)
 	assert_int_equal(guac_io_done(&io), 0);
 }
 
+/* A pipe read to its end, as guac verify sets it up: one job, no length. */
+static void run_stream(void)
+{
+	io.target = &stream;
+	io.stop = &stream_stop;
+	io.length = UINT64_MAX;
+	io.jobs = 1;
+	io.job[0] = (struct guac_io_job){ .io = &io, .start = 0, .end = io.length };
+	assert_int_equal(guac_io_run(&io), 0);
+}
+
+/* EINTR without a stop (a stray signal) is retried: every byte checked, no error. */
+static void test_stream_eintr_retry(void **state)
+{
+	uint64_t i;
+
+	(void)state;
+	eintr_every_other = true;
+	max_io = 65536;
+	dev_size = 1000000;
+	run_stream();
+	assert_int_equal(io.job[0].error, 0);
+	assert_false(io.interrupted);
+	assert_true(io.eof);
+	assert_int_equal(io.eof_pos, 1000000);
+	assert_int_equal(guac_io_done(&io), 1000000);
+	for (i = 0; i < DEV_SIZE; i++)
+		assert_int_equal(seen[i], i < 1000000 ? 1 : 0);
+}
+
+/*
+ * A stop that interrupts a read waiting mid-block on a stalled pipe: the job
+ * ends there as interrupted, not as a read error, and the bytes read before
+ * the stop are checked (the pipe cannot give them again).
+ */
+static void test_stream_stop_in_read(void **state)
+{
+	uint64_t i;
+
+	(void)state;
+	max_io = 4096;
+	stop_at = 100000;	/* inside the second 64 KiB block */
+	run_stream();
+	assert_int_equal(io.job[0].error, 0);
+	assert_true(io.interrupted);
+	assert_false(io.eof);
+	assert_int_equal(guac_io_done(&io), 100000);
+	for (i = 0; i < DEV_SIZE; i++)
+		assert_int_equal(seen[i], i < 100000 ? 1 : 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +350,8 @@ int main(void)
 		cmocka_unit_test_setup(test_split, setup),
 		cmocka_unit_test_setup(test_enospc, setup),
 		cmocka_unit_test_setup(test_stop, setup),
+		cmocka_unit_test_setup(test_stream_eintr_retry, setup),
+		cmocka_unit_test_setup(test_stream_stop_in_read, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

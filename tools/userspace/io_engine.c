@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,15 @@
 #include "util.h"
 
 #define GUAC_IO_PROGRESS_NS 500000000L	/* between progress lines */
+#define GUAC_IO_WAKE_NS 10000000L	/* between wake-ups of a reader held in read() */
+#define GUAC_IO_WAKE_SIGNAL SIGUSR2
+
+/*
+ * What a read returns instead of an errno when the stop flag ended it: a
+ * read() that a wake-up signal interrupted (EINTR) once the stop was asked
+ * for. Not an error: the job checks what it has and ends as interrupted.
+ */
+#define GUAC_IO_STOPPED (-1)
 
 struct guac_io_ops guac_io_sys = { pread, pwrite, read };
 
@@ -314,7 +324,11 @@ static int guac_io_pwrite_all(const struct guac_io *io, const uint8_t *buf, size
 	return 0;
 }
 
-/* Read up to @len bytes at device offset @off; *@got < @len without error is EOF. */
+/*
+ * Read up to @len bytes at device offset @off; *@got < @len without error is
+ * EOF. GUAC_IO_STOPPED: a stop ended a read that waited (a stalled pipe),
+ * after *@got bytes.
+ */
 static int guac_io_pread_all(const struct guac_io *io, uint8_t *buf, size_t len,
 			     uint64_t off, size_t *got)
 {
@@ -327,8 +341,12 @@ static int guac_io_pread_all(const struct guac_io *io, uint8_t *buf, size_t len,
 			    ops->pread(io->target->fd, buf + *got, len - *got,
 				       (off_t)(off + *got));
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
+			/* Woken to stop (guac_io_run), or a stray signal: retry. */
+			if (io->stop && atomic_load(io->stop))
+				return GUAC_IO_STOPPED;
 			continue;
+		}
 		if (n < 0)
 			return errno;
 		if (!n)
@@ -344,7 +362,8 @@ static int guac_io_pread_all(const struct guac_io *io, uint8_t *buf, size_t len,
 /*
  * Read run positions [@pos, @pos + @len) into @buf. O_DIRECT needs sector
  * alignment, so direct reads take the enclosing sectors and *@data points
- * at the bytes asked for. Returns the errno; *@got the bytes obtained.
+ * at the bytes asked for. Returns the errno, or GUAC_IO_STOPPED; *@got the
+ * bytes obtained.
  */
 static int guac_io_read_at(const struct guac_io *io, uint8_t *buf, uint64_t pos, size_t len,
 			   const uint8_t **data, size_t *got)
@@ -378,6 +397,19 @@ static void guac_io_set_eof(struct guac_io *io, uint64_t pos)
 }
 
 /*
+ * A stop ended the read of run positions from @pos: check the @got bytes that
+ * came before it (a pipe cannot give them again) and end the job there, as
+ * interrupted (guac_io_run), not failed.
+ */
+static void guac_io_stopped(struct guac_io_job *job, const uint8_t *data, uint64_t pos,
+			    size_t got)
+{
+	if (got)
+		job->io->hooks.consume(job, data, pos, got);
+	atomic_store(&job->done, pos + got - job->start);
+}
+
+/*
  * A block failed to read: retry it one device sector at a time, so the good
  * sectors are still checked and only the bad ones are reported unreadable.
  * Returns false at the end of the data.
@@ -397,7 +429,10 @@ static bool guac_io_read_sectors(struct guac_io_job *job, uint8_t *buf, uint64_t
 		if (n > end - pos)
 			n = (size_t)(end - pos);
 		err = guac_io_read_at(io, buf, pos, n, &data, &got);
-		if (err) {
+		if (err == GUAC_IO_STOPPED) {
+			guac_io_stopped(job, data, pos, got);
+			return false;
+		} else if (err) {
 			io->hooks.unreadable(job, pos, n, err);
 		} else {
 			if (got)
@@ -440,10 +475,13 @@ static void guac_io_fill(struct guac_io_job *job, struct guac_io_slot *s)
 		s->err = guac_io_read_at(io, s->buf, s->pos, s->len, &s->data, &s->got);
 }
 
-/* After this block there is nothing to fill: a read that found the end of the data. */
+/*
+ * After this block there is nothing to fill: a read that found the end of the
+ * data, or that a stop ended.
+ */
 static bool guac_io_fill_last(const struct guac_io *io, const struct guac_io_slot *s)
 {
-	return !io->write && !s->err && s->got < s->len;
+	return !io->write && (s->err == GUAC_IO_STOPPED || (!s->err && s->got < s->len));
 }
 
 /*
@@ -468,6 +506,9 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 			atomic_store(&job->done, pos + got - job->start);
 			return false;
 		}
+	} else if (s->err == GUAC_IO_STOPPED) {
+		guac_io_stopped(job, s->data, pos, s->got);
+		return false;
 	} else if (s->err && io->target->kind == GUAC_TARGET_STREAM) {
 		job->error = s->err;	/* a pipe cannot be re-read */
 		job->error_pos = pos + s->got;
@@ -537,7 +578,7 @@ static void *guac_io_filler(void *arg)
 		s->len = n;
 		guac_io_fill(job, s);
 		last = guac_io_fill_last(io, s);
-		failed = s->err != 0;
+		failed = s->err && s->err != GUAC_IO_STOPPED;
 		pthread_mutex_lock(&r->lock);
 		r->count++;
 		pthread_cond_broadcast(&r->cond);
@@ -608,8 +649,8 @@ static bool guac_io_pipeline_enabled(void)
 /*
  * True if the job ran with a filler thread; false to do it inline. @buf is
  * the first slot's buffer, of @size bytes. A pipe keeps its one thread: its
- * reads block on the writer at the other end, and a reader waiting there
- * could hold the job past a Ctrl-C.
+ * reads block on the writer at the other end, and at a Ctrl-C guac_io_run
+ * wakes the job's own thread, never a filler.
  */
 static bool guac_io_try_pipeline(struct guac_io_job *job, uint8_t *buf, size_t size)
 {
@@ -706,16 +747,50 @@ static void guac_io_progress(const struct guac_io *io, double start)
 	}
 }
 
-/* The main thread sleeps on @done until the workers end or a progress line is due. */
-struct guac_io_wait {
-	pthread_mutex_t lock;
-	pthread_cond_t done;
-	unsigned int finished;
-};
+/*
+ * Waking the main thread and the readers. guac_io_run's thread sleeps on
+ * guac_io_kick, which a job's thread posts when it ends and the SIGINT and
+ * SIGTERM handler posts when it sets the stop flag: sem_post is
+ * async-signal-safe, a condition variable is not. So a Ctrl-C is seen at
+ * once, and the handler itself never has to find or signal another thread.
+ *
+ * A stream's reader may wait in read() for a writer that sends nothing (a
+ * stalled pipe or FIFO, a slow character device), and a process-directed
+ * SIGINT interrupts only the thread it lands on, usually the main one. So
+ * once the main thread sees the stop flag it sends GUAC_IO_WAKE_SIGNAL to
+ * the reader: its handler does nothing and is installed without SA_RESTART,
+ * so the read() fails with EINTR, guac_io_pread_all sees the stop flag, and
+ * the job checks what it has read and ends as interrupted, not failed. A
+ * wake-up that lands just before the reader enters read() does nothing, so
+ * it is repeated every GUAC_IO_WAKE_NS until the job ends. An EINTR without
+ * a stop is retried as before. Only a stream's read sleeps interruptibly for
+ * ever: reads of files and block devices and all writes wait uninterruptibly
+ * in the kernel and end with their block, so their threads get no signal,
+ * and a run without a stop sends none.
+ */
+static sem_t guac_io_kick;
+static pthread_once_t guac_io_once = PTHREAD_ONCE_INIT;
+
+static void guac_io_on_wake(int sig)
+{
+	(void)sig;
+}
+
+static void guac_io_init(void)
+{
+	struct sigaction sa;
+
+	sem_init(&guac_io_kick, 0, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = guac_io_on_wake;	/* no SA_RESTART: read() fails with EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(GUAC_IO_WAKE_SIGNAL, &sa, NULL);
+}
 
 struct guac_io_thread {
 	struct guac_io_job *job;
-	struct guac_io_wait *wait;
+	atomic_uint *finished;		/* threads that ended, of the run */
+	atomic_bool ended;		/* this one */
 };
 
 static void *guac_io_thread_main(void *arg)
@@ -723,22 +798,42 @@ static void *guac_io_thread_main(void *arg)
 	struct guac_io_thread *th = arg;
 
 	guac_io_worker(th->job);
-	pthread_mutex_lock(&th->wait->lock);
-	th->wait->finished++;
-	pthread_cond_signal(&th->wait->done);
-	pthread_mutex_unlock(&th->wait->lock);
+	atomic_store(&th->ended, true);
+	atomic_fetch_add(th->finished, 1);
+	sem_post(&guac_io_kick);
 	return NULL;
+}
+
+/*
+ * Sleep until a thread ends, a stop signal comes or @ns pass; guac_io_kick
+ * counts the first two, and the caller looks at what happened either way.
+ */
+static void guac_io_sleep(long ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += ns;
+	while (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (sem_timedwait(&guac_io_kick, &ts) && errno == EINTR)
+		;
 }
 
 int guac_io_run(struct guac_io *io)
 {
 	static struct guac_io_thread th[GUAC_IO_MAX_JOBS];
 	pthread_t tid[GUAC_IO_MAX_JOBS];
-	struct guac_io_wait wait = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
-	double start = guac_now();
+	atomic_uint finished = 0;
+	/* A stream's reader may wait in read() for ever: wake it at a stop. */
+	bool wake = !io->write && io->target->kind == GUAC_TARGET_STREAM;
+	double start = guac_now(), next_progress = start + GUAC_IO_PROGRESS_NS / 1e9;
 	unsigned int i, started = 0;
 	int err = 0;
 
+	pthread_once(&guac_io_once, guac_io_init);
 	if (!io->bs)
 		io->bs = GUAC_IO_DEFAULT_BS;
 	if (io->target->kind == GUAC_TARGET_STREAM && io->jobs > 1)
@@ -746,7 +841,9 @@ int guac_io_run(struct guac_io *io)
 	if (!io->target->direct && io->target->kind != GUAC_TARGET_STREAM && !io->write)
 		posix_fadvise(io->target->fd, (off_t)io->base, 0, POSIX_FADV_SEQUENTIAL);
 	for (i = 0; i < io->jobs; i++) {
-		th[i] = (struct guac_io_thread){ &io->job[i], &wait };
+		th[i].job = &io->job[i];
+		th[i].finished = &finished;
+		atomic_init(&th[i].ended, false);
 		err = pthread_create(&tid[i], NULL, guac_io_thread_main, &th[i]);
 		if (err)
 			break;
@@ -758,23 +855,33 @@ int guac_io_run(struct guac_io *io)
 			atomic_store(io->stop, true);
 		guac_err("cannot start a thread: %s", strerror(err));
 	}
-	pthread_mutex_lock(&wait.lock);
-	while (wait.finished < started) {
-		struct timespec ts;
+	while (atomic_load(&finished) < started) {
+		double left = next_progress - guac_now();
+		long ns = left <= 0 ? 0 : left >= GUAC_IO_PROGRESS_NS / 1e9 ?
+			  GUAC_IO_PROGRESS_NS : (long)(left * 1e9);
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += GUAC_IO_PROGRESS_NS;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
+		if (wake && io->stop && atomic_load(io->stop)) {
+			for (i = 0; i < started; i++)
+				if (!atomic_load(&th[i].ended))
+					pthread_kill(tid[i], GUAC_IO_WAKE_SIGNAL);
+			if (ns > GUAC_IO_WAKE_NS)
+				ns = GUAC_IO_WAKE_NS;
 		}
-		if (pthread_cond_timedwait(&wait.done, &wait.lock, &ts) == ETIMEDOUT &&
-		    io->progress)
-			guac_io_progress(io, start);
+		guac_io_sleep(ns);
+		if (guac_now() >= next_progress) {
+			if (io->progress)
+				guac_io_progress(io, start);
+			next_progress = guac_now() + GUAC_IO_PROGRESS_NS / 1e9;
+		}
 	}
-	pthread_mutex_unlock(&wait.lock);
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
+	/*
+	 * Forget this run's kicks: a stop among them is in the stop flag, which
+	 * the next run looks at before it sleeps.
+	 */
+	while (!sem_trywait(&guac_io_kick))
+		;
 	if (io->progress)
 		fputs("\r\033[K", stderr);
 	if (io->stop && atomic_load(io->stop)) {
@@ -792,17 +899,22 @@ int guac_io_run(struct guac_io *io)
 }
 
 /*
- * Ctrl-C and SIGTERM only set the stop flag: the jobs stop after their current
- * block, and the command reports what it did (the durable bytes of a write,
- * the findings of a check) and saves its progress, however often the user
- * presses Ctrl-C meanwhile. Only a third signal kills, for a device stuck in a
- * read or write that never returns.
+ * Ctrl-C and SIGTERM only set the stop flag and post guac_io_kick (both
+ * async-signal-safe): the jobs stop after their current block, or at once if
+ * that block waits for data that does not come (a stalled pipe: guac_io_run
+ * then wakes the reader), and the command reports what it did (the durable
+ * bytes of a write, the findings of a check) and saves its progress, however
+ * often the user presses Ctrl-C meanwhile. Only a third signal kills, for a
+ * device stuck in a read or write that never returns. No SA_RESTART: a read()
+ * on the thread the signal lands on fails with EINTR and looks at the flag.
  */
 static atomic_bool *guac_io_stop_flag;
 static volatile sig_atomic_t guac_io_signals;
 
 static void guac_io_on_signal(int sig)
 {
+	int saved = errno;
+
 	if (++guac_io_signals >= 3) {
 		signal(sig, SIG_DFL);
 		raise(sig);
@@ -810,12 +922,15 @@ static void guac_io_on_signal(int sig)
 	}
 	if (guac_io_stop_flag)
 		atomic_store(guac_io_stop_flag, true);
+	sem_post(&guac_io_kick);	/* guac_io_run looks now, and wakes a waiting reader */
+	errno = saved;
 }
 
 void guac_io_catch_signals(atomic_bool *stop)
 {
 	struct sigaction sa;
 
+	pthread_once(&guac_io_once, guac_io_init);	/* the semaphore the handler posts */
 	guac_io_stop_flag = stop;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = guac_io_on_signal;

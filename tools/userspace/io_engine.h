@@ -138,15 +138,20 @@ void guac_io_split(struct guac_io *io, unsigned int sector);
 
 /*
  * Run every job on its thread (one for a stream) and wait. Writes end with
- * fsync, whose failure lands in @sync_error. Returns 0 or the errno of a
- * thread that could not start.
+ * fsync, whose failure lands in @sync_error. Once @stop is set, a stream's
+ * reader waiting in read() is woken with SIGUSR2 (a handler that does nothing,
+ * installed here without SA_RESTART), so a stalled pipe ends the job as
+ * interrupted at once. Returns 0 or the errno of a thread that could not start.
  */
 int guac_io_run(struct guac_io *io);
 
 /* Bytes done over all jobs. */
 uint64_t guac_io_done(const struct guac_io *io);
 
-/* Install a SIGINT/SIGTERM handler that sets *@stop; only the third signal kills. */
+/*
+ * Install a SIGINT/SIGTERM handler that sets *@stop and wakes guac_io_run
+ * (which then wakes a stream's reader); only the third signal kills.
+ */
 void guac_io_catch_signals(atomic_bool *stop);
 
 /* "12.3 MB/s" or "1.23 GB/s" and "h:mm:ss": shared by the progress lines and reports. */

@@ -304,6 +304,10 @@ DEFINE_TEST(y_chain4, INIT_Y, YCH("0") YCH("1") YCH("2") YCH("3"))
 DEFINE_TEST(y_chain8, INIT_Y,
 	    YCH("0") YCH("1") YCH("2") YCH("3") YCH("4") YCH("5") YCH("6")
 	    YCH("7"))
+/* Twelve chains: more than two AVX2 groups could keep in 16 registers. */
+DEFINE_TEST(y_chain12, INIT_Y,
+	    YCH("0") YCH("1") YCH("2") YCH("3") YCH("4") YCH("5") YCH("6")
+	    YCH("7") YCH("10") YCH("11") YCH("13") YCH("14"))
 
 /* ---- xmm, legacy SSE2 encoding (two operands: 12 accumulators) ---- */
 DEFINE_TEST(x_paddd, INIT_X, X12("paddd ", "%%xmm12, ", "xmm"))
@@ -400,6 +404,8 @@ static const struct test tests[] = {
 	  20 },
 	{ "ymm add-sll-srl-or-xor, 8 chains", "dependent", AVX2, y_chain8, 40,
 	  40 },
+	{ "ymm add-sll-srl-or-xor, 12 chains", "dependent", AVX2, y_chain12,
+	  60, 60 },
 	{ "xmm paddd", "12 accumulators", SSE2, x_paddd, 12, 12 },
 	{ "xmm pslld", "12 accumulators", SSE2, x_pslld, 12, 12 },
 	{ "xmm pxor", "12 accumulators", SSE2, x_pxor, 12, 12 },

@@ -71,6 +71,8 @@ open(path, "w").write(text)
 EOF
 
 declare -A FLAGS=([regs16]="-mavx2" [regs32]="-mavx2 -mavx512vl")
+# The tool's objects; the library (core and CPU detection) comes from libguac-*.a.
+mapfile -t objs < <(ls "$U"/*.o | grep -vE '/(core[^/]*|cpu)\.o$')
 for v in regs16 regs32; do
 	# shellcheck disable=SC2086 # FLAGS holds several options
 	"$CC" -I"$OUT/src" -I"$ROOT/tools/userspace/include" -I"$ROOT/include" \
@@ -81,7 +83,6 @@ for v in regs16 regs32; do
 		grep -E 'instructions|vector ALU|  load|store'
 	cp "$U/libguac.a" "$OUT/libguac-$v.a"
 	(cd "$OUT" && ar r "libguac-$v.a" core_avx2.o)
-	mapfile -t objs < <(ls "$U"/*.o | grep -vE '/(core[^/]*|cpu)\.o$')
 	"$CC" -O2 -o "$OUT/guac-$v" "${objs[@]}" "$OUT/libguac-$v.a" -lcrypto -lpthread -lm
 done
 

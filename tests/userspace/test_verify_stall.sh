@@ -107,7 +107,8 @@ check "stalled pipe while dropping --seek bytes: exit 130 within 5 s, INTERRUPTE
 pid=$!
 { "$GUAC" gen -n 1M; sleep 0.3; "$GUAC" gen --offset 1M -n 1M; } >&3
 wait $pid
+rc=$?
 check "a pipe that pauses and resumes: exit 0, OK 2097152 bytes" \
-	"[ \$? -eq 0 ] && grep -q '^OK: 2097152 bytes' '$tmp/o4'"
+	"[ $rc -eq 0 ] && grep -q '^OK: 2097152 bytes' '$tmp/o4'"
 
 tap_end

@@ -35,19 +35,16 @@ log() { echo "build-kernel: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 usage() { echo "usage: build-kernel.sh [--variant debug|kcsan] [--dir]" >&2; exit 2; }
 
-variant=debug
+# shellcheck source=scripts/kernel/lib.sh
+. "$top/scripts/kernel/lib.sh"
 dir_only=
 while [ $# -gt 0 ]; do
+	guac_variant_option "$@"
+	if [ "$variant_args" -gt 0 ]; then
+		shift "$variant_args"
+		continue
+	fi
 	case $1 in
-	--variant)
-		[ $# -ge 2 ] || usage
-		variant=$2
-		shift 2
-		;;
-	--variant=*)
-		variant=${1#--variant=}
-		shift
-		;;
 	--dir)
 		dir_only=1
 		shift

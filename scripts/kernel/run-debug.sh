@@ -29,18 +29,10 @@ usage() {
 	exit 2
 }
 
-variant=debug
-case ${1:-} in
---variant)
-	[ $# -ge 2 ] || usage
-	variant=$2
-	shift 2
-	;;
---variant=*)
-	variant=${1#--variant=}
-	shift
-	;;
-esac
+# shellcheck source=scripts/kernel/lib.sh
+. "$(dirname "$0")/lib.sh"
+guac_variant_option "$@"
+shift "$variant_args"
 [ $# = 1 ] || usage
 mode=$1
 case $mode in

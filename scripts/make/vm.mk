@@ -29,7 +29,7 @@ vm-guac:
 
 $(VM_BUILD)/guac-vmtest: $(VMTEST_SRCS) $(VMTEST_DIR)/vmtest.h vm-guac
 	$(CC) -static -O2 -g -std=c11 -Wall -Wextra -Werror -pthread \
-		-I$(TOP)/tools/userspace/include -I$(TOP)/include -I$(TOP)/tools/userspace \
+		-I$(TOP)/tools/userspace/include -I$(TOP)/include -I$(TOP)/tools/userspace/lib \
 		-o $@ $(VMTEST_SRCS) $(VM_USER)/util.o $(VM_USER)/libguac.a
 
 vm-tools: vm-guac $(VM_BUILD)/guac-vmtest

@@ -27,7 +27,7 @@ CC=${CC:-cc}
 mkdir -p "$GUAC_VM_BUILD"
 make -s -C "$top/tools/userspace" O="$user" CC="$CC -static" >/dev/null
 $CC -static -O2 -g -std=c11 -Wall -Wextra -Werror -pthread \
-	-I"$top/tools/userspace/include" -I"$top/include" -I"$top/tools/userspace" \
+	-I"$top/tools/userspace/include" -I"$top/include" -I"$top/tools/userspace/lib" \
 	-o "$GUAC_VM_BUILD/guac-vmtest" "$top"/tests/vm/vmtest/*.c "$user/util.o" "$user/libguac.a"
 
 kver=$("$vm/fetch-kernel.sh" "$series")

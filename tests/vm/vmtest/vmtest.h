@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "util.h"	/* tools/userspace: guac_parse_u64, guac_alloc, guac_now */
+#include "util.h"	/* tools/userspace/lib: guac_parse_u64, guac_alloc, guac_now */
 
 #define GUAC_DEV "/dev/guac"
 /* The largest file position: the device's end of file. */

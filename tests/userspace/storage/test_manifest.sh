@@ -9,7 +9,7 @@
 # shard merges keep every part's history. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The bad-sector diagnosis library (tools/userspace/diag.h): every class from
- * a known corruption of an in-memory "device" that a pass wrote, the sweep's
- * generator against the core, the search bound and its report.
+ * The bad-sector diagnosis library (tools/userspace/storage/diag.h): every
+ * class from a known corruption of an in-memory "device" that a pass wrote,
+ * the sweep's generator against the core, the search bound and its report.
  *
  * `test_diag --bench [GIB]` measures the misdirection sweep instead (range
  * bytes searched per second on one thread, and the stream generation that

@@ -12,7 +12,7 @@
 # suite fails, naming what is missing, rather than pass a skip. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 tmp=$(mktemp -d)
 loops=""

@@ -5,10 +5,10 @@
 # stream (must pass) and on /dev/zero (must fail: proves the checks bite),
 # plus their usage errors. TAP output.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/../../.." && pwd)
 GUAC=${GUAC:-$top/build/userspace/guac}
 export GUAC
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # expect DESCRIPTION STATUS COMMAND...: the command exits with STATUS.

@@ -11,7 +11,7 @@
 # for it). A 5 s guard kills a guac that does not end. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 tmp=$(mktemp -d)
 trap 'exec 3>&-; rm -rf "$tmp"' EXIT

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# The I/O engine's pipelines (tools/userspace/io_engine.c): per job, a reader
-# thread reads the next block while the job's thread checks the current one
-# (verify), and a generator fills the next block while the current one is
+# The I/O engine's pipelines (tools/userspace/storage/io_engine.c): per job, a
+# reader thread reads the next block while the job's thread checks the current
+# one (verify), and a generator fills the next block while the current one is
 # written (write). GUAC_IO_PIPELINE=0 turns both off; everything must come
 # out the same either way: the bytes written, the findings (ranges, first
 # mismatch, --bad-list, unreadable sectors apart from mismatches), SHORT at
@@ -14,7 +14,7 @@
 set -u
 GUAC=${GUAC:-build/userspace/guac}
 CC=${CC:-cc}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 tmp=$(mktemp -d)
 loop=""

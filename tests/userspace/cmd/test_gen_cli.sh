@@ -5,7 +5,7 @@
 # exit codes. TAP output; exit status non-zero on any failure.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 # check_eq DESCRIPTION EXPECTED ACTUAL
 check_eq() {
@@ -99,7 +99,7 @@ for cmd in gen write verify manifest bench; do
 	*) not_ok "guac $cmd --version: '$v'" ;;
 	esac
 done
-want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$(dirname "$0")/../../dkms.conf")
+want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$(dirname "$0")/../../../dkms.conf")
 check_eq "guac --version is dkms.conf's PACKAGE_VERSION" "guac $want (stream version 1)" "$("$GUAC" --version)"
 for cmd in gen write verify; do
 	if "$GUAC" $cmd --help | grep -q "kB, MB, GB, TB, PB, EB are"; then

@@ -8,7 +8,7 @@
 # merged manifest verifies. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

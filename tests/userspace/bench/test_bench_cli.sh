@@ -13,7 +13,7 @@
 # Benchmarks measure; nothing here judges a speed. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -57,7 +57,7 @@ typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
 #define guac_mix4 diag16_mix4
 #define guac_half_round diag16_half_round
 #define guac_double_round diag16_double_round
-#include "../../drivers/guacrng/core_round.h"
+#include "../../../drivers/guacrng/core_round.h"
 #undef GUACRNG_CORE_ROUND_H
 #undef GUAC_WORD
 #undef guac_rotl
@@ -72,7 +72,7 @@ typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
 #define guac_mix4 diag8_mix4
 #define guac_half_round diag8_half_round
 #define guac_double_round diag8_double_round
-#include "../../drivers/guacrng/core_round.h"
+#include "../../../drivers/guacrng/core_round.h"
 #undef GUACRNG_CORE_ROUND_H
 #undef GUAC_WORD
 #undef guac_rotl
@@ -87,7 +87,7 @@ typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
 #define guac_mix4 diag4_mix4
 #define guac_half_round diag4_half_round
 #define guac_double_round diag4_double_round
-#include "../../drivers/guacrng/core_round.h"
+#include "../../../drivers/guacrng/core_round.h"
 #undef GUAC_WORD
 #undef guac_rotl
 #undef guac_mix

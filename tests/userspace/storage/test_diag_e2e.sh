@@ -15,7 +15,7 @@
 # a sector only partly checked left unclassified. TAP output.
 set -u
 GUAC=${GUAC:-build/userspace/guac}
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../tap.sh"
 
 S=4096				# the sector size verify is asked for
 SIZE=$((8 << 20))

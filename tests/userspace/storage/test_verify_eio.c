@@ -100,7 +100,7 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 
 static const struct guac_io_ops fake_ops = { fake_pread, fake_pwrite, fake_read };
 
-static void consume(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len)
+static size_t consume(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len)
 {
 	uint64_t dev_pos = job->io->base + pos;
 	size_t i;
@@ -109,9 +109,10 @@ static void consume(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, s
 		assert_int_equal(buf[i], dev[dev_pos + i]);	/* the right bytes at the right place */
 		seen[dev_pos + i]++;
 	}
+	return len;
 }
 
-static void on_unreadable(struct guac_io_job *job, uint64_t pos, size_t len, int err)
+static size_t on_unreadable(struct guac_io_job *job, uint64_t pos, size_t len, int err)
 {
 	assert_int_equal(err, EIO);
 	pthread_mutex_lock(&lock);
@@ -120,6 +121,7 @@ static void on_unreadable(struct guac_io_job *job, uint64_t pos, size_t len, int
 	unreadable[nunreadable][1] = job->io->base + pos + len;
 	nunreadable++;
 	pthread_mutex_unlock(&lock);
+	return len;
 }
 
 static void produce(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len)

@@ -44,6 +44,7 @@ int guac_cmd_gen(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t offset = 0, length = 0, origin = 0;
+	struct guac_spos pos;
 	bool bounded = false;
 	int impl = guac_impl_best();
 	u8 *buf;
@@ -84,20 +85,18 @@ int guac_cmd_gen(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	buf = guac_alloc(GEN_BUF_SIZE);
 
-	/* Keep the start block and the byte within it: offset + written may pass 2^64. */
-	origin += offset >> GUAC_BLOCK_SHIFT;
-	offset &= GUAC_BLOCK_SIZE - 1;
+	/* A position, not a 64-bit offset: offset + written may pass 2^64 bytes. */
+	pos = guac_spos_of(offset);
 	while (!bounded || length) {
-		size_t n = GEN_BUF_SIZE - (size_t)offset;
+		size_t n = GEN_BUF_SIZE - pos.byte;
 
 		if (bounded && n > length)
 			n = (size_t)length;
-		guac_stream_fill(impl, buf, origin, offset, n);
+		guac_spos_fill(impl, buf, origin, pos, n);
 		err = guac_write_all(STDOUT_FILENO, buf, n);
 		if (err)
 			break;
-		origin += (offset + n) >> GUAC_BLOCK_SHIFT;
-		offset = (offset + n) & (GUAC_BLOCK_SIZE - 1);
+		pos = guac_spos_add(pos, n);
 		length -= n;
 	}
 	free(buf);

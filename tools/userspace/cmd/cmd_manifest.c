@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cmds.h"
 #include "manifest.h"
 #include "util.h"
@@ -24,8 +25,11 @@ static void manifest_usage(FILE *f)
 		"merge  combine the manifests written by `guac write --shard K/N` (one per\n"
 		"       shard, K = 0 ... N-1) into OUT, the manifest of the whole fill. The\n"
 		"       parts must be of the same fill (origin, offsets, length, sector and\n"
-		"       block size, target size and identity), complete, and together cover\n"
-		"       the fill with no gap and no overlap.\n\n"
+		"       block size, target size and identity: serial and WWN, or the path\n"
+		"       where the target has neither), complete, and together cover the fill\n"
+		"       with no gap and no overlap. OUT starts unverified (the parts' checks\n"
+		"       are not carried over); it must not be a part, the target, or an\n"
+		"       existing file that is not a manifest.\n\n"
 		"      --version  print the version\n"
 		"  -h, --help     show this help\n\n"
 		"Exit status: 0 done, 1 the parts do not make a whole fill (gap, overlap,\n"
@@ -76,8 +80,55 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 	       strcmp(a->target_type, b->target_type) ? "target type" :
 	       strcmp(a->serial, b->serial) ? "target serial" :
 	       strcmp(a->wwid, b->wwid) ? "target wwid" :
+	       /*
+		* A file is named by its path (its serial is its disk's); a block
+		* device by its serial and WWN, or its path where it has neither.
+		*/
+	       (!strcmp(a->target_type, "file") || (!a->serial[0] && !a->wwid[0])) &&
+	       strcmp(a->target_path, b->target_path) ? "target path" :
 	       a->shard_count != b->shard_count ? "shard count" : NULL;
 	return !*why;
+}
+
+/* Whether @a and @b name one file (the same path, or one inode). */
+static bool manifest_same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	if (!strcmp(a, b))
+		return true;
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/*
+ * OUT must not be one of the parts, the parts' target, or anything that is
+ * not a manifest already (the rename would put the manifest over it).
+ */
+static bool manifest_merge_out_ok(const char *out, const struct guac_manifest *first,
+				  int nparts, char **parts)
+{
+	static struct guac_manifest old;
+	struct stat st;
+	int p;
+
+	for (p = 0; p < nparts; p++) {
+		if (manifest_same_file(out, parts[p])) {
+			guac_err("refusing to merge into '%s': it is one of the parts", out);
+			return false;
+		}
+	}
+	if (manifest_same_file(out, first->target_path)) {
+		guac_err("refusing to merge into '%s': it is the parts' target (the data)", out);
+		return false;
+	}
+	if (stat(out, &st))
+		return true;
+	if (!S_ISREG(st.st_mode) || !guac_manifest_load(out, &old)) {
+		guac_err("refusing to merge into '%s': it exists and is not a manifest (move it "
+			 "away first)", out);
+		return false;
+	}
+	return true;
 }
 
 static int manifest_history_cmp(const void *a, const void *b)
@@ -138,6 +189,8 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 		if (!guac_manifest_load(parts[p], &part))
 			return GUAC_EXIT_ERROR;
 		if (!p) {
+			if (!manifest_merge_out_ok(out, &part, nparts, parts))
+				return GUAC_EXIT_ERROR;
 			whole = part;
 			whole.nranges = 0;
 			seen = calloc(part.shard_count, 1);
@@ -208,7 +261,10 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 	}
 	whole.shard_index = 0;
 	whole.shard_count = 1;
+	/* The parts' checks are no check of the whole: it starts unverified. */
 	whole.have_verify = false;
+	for (i = 0; i < whole.nranges; i++)
+		whole.range[i].verified = 0;
 	snprintf(whole.status, sizeof(whole.status), "complete");
 	if (!guac_manifest_save(out, &whole))
 		return GUAC_EXIT_ERROR;

@@ -46,10 +46,12 @@
 #define VERIFY_DIAG_MAX 1000		/* bad sectors kept for the diagnosis */
 #define VERIFY_HISTORY GUAC_MANIFEST_MAX_HISTORY
 #define VERIFY_EXIT_INTERRUPTED 130
+#define VERIFY_SAVE_SECONDS 10		/* between progress saves in a long check */
 
 /* A contiguous stretch to check: device bytes and the stream bytes they should hold. */
 struct verify_segment {
-	uint64_t device_offset, stream_offset, length;
+	uint64_t device_offset, length;
+	struct guac_spos stream;	/* the stream position at device_offset */
 	uint64_t resume;		/* bytes already verified (--resume) */
 	int range;			/* manifest range index, or -1 */
 };
@@ -107,7 +109,10 @@ struct verify_run {
 	bool bounded;			/* the length is known */
 	bool subrange;			/* --skip, --length or --shard: not the whole manifest */
 	bool recorded_target;		/* SOURCE is the manifest's target: progress is saved */
-	uint64_t first_dev, first_stream;	/* the first byte checked, for the report */
+	char stamp[128];		/* the target's state before the first read */
+	const char *restart_why;	/* --resume found no record it could trust */
+	uint64_t first_dev;		/* the first byte checked, for the report */
+	struct guac_spos first_stream;
 	uint64_t stream_pos;		/* a pipe: bytes read from it so far */
 	uint64_t end;			/* device byte after the range checked */
 	uint64_t planned;		/* bytes the segments hold */
@@ -131,6 +136,8 @@ struct verify_run {
 	uint64_t prior_bad, prior_unreadable;	/* from the manifest, with --resume */
 	uint64_t earlier_bad, earlier_unreadable;	/* the earlier run's, as loaded */
 	bool already_complete;		/* --resume of a check that had ended */
+	bool trust_progress;		/* --resume with a record it can trust */
+	bool progress_saved;		/* the manifest says "running" for this run */
 	FILE **job_lists;		/* every job's bad-list part, in order */
 	size_t njob_lists;
 
@@ -412,8 +419,13 @@ struct verify_job_ctx {
 	struct verify_job *vj;
 };
 
-/* Compare what was read at run position @pos with the stream, device sector by sector. */
-static void verify_consume(struct guac_io_job *job, const uint8_t *got, uint64_t pos, size_t len)
+/*
+ * Compare what was read at run position @pos with the stream, device sector by
+ * sector. Returns the bytes compared: fewer than @len when --max-errors left
+ * no room for a bad sector, which then ends the job before it, uncounted.
+ */
+static size_t verify_consume(struct guac_io_job *job, const uint8_t *got, uint64_t pos,
+			     size_t len)
 {
 	struct verify_job_ctx *ctx = job->priv;
 	struct verify_run *run = ctx->run;
@@ -425,10 +437,11 @@ static void verify_consume(struct guac_io_job *job, const uint8_t *got, uint64_t
 		/* Slices end on VERIFY_SLICE boundaries of the device: sector-aligned. */
 		size_t n = VERIFY_SLICE - (size_t)((dev + off) % VERIFY_SLICE), s;
 		uint64_t rel = dev + off - ctx->seg->device_offset;
+		struct guac_spos at = guac_spos_add(ctx->seg->stream, rel);
 
 		if (n > len - off)
 			n = len - off;
-		guac_stream_at(run->impl, vj->want, run->origin, ctx->seg->stream_offset, rel, n);
+		guac_spos_fill(run->impl, vj->want, run->origin, at, n);
 		if (!memcmp(got + off, vj->want, n)) {
 			off += n;
 			continue;
@@ -440,13 +453,14 @@ static void verify_consume(struct guac_io_job *job, const uint8_t *got, uint64_t
 			if (k > n - s)
 				k = n - s;
 			if (memcmp(got + off + s, vj->want + s, k)) {
+				/* 0 for the second piece of a sector already counted. */
 				uint64_t fresh = verify_new_sectors(&vj->mismatch, d / run->sector,
 								    d / run->sector);
-				uint64_t soff = ctx->seg->stream_offset + rel + s;
+				uint64_t soff = guac_spos_low64(guac_spos_add(at, s));
 				const char *cls = "-";
 
-				if (!verify_take_errors(run, fresh))
-					return;	/* --max-errors reached */
+				if (fresh && !verify_take_errors(run, fresh))
+					return off + s;	/* --max-errors reached */
 				guac_badlog_scan(&vj->mismatch, got + off + s, vj->want + s, k, d,
 						 run->sector);
 				if (k == run->sector) {
@@ -465,9 +479,11 @@ static void verify_consume(struct guac_io_job *job, const uint8_t *got, uint64_t
 		}
 		off += n;
 	}
+	return len;
 }
 
-static void verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t len, int err)
+/* Unreadable sectors, as many as --max-errors allows: returns the bytes taken. */
+static size_t verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t len, int err)
 {
 	struct verify_job_ctx *ctx = job->priv;
 	struct verify_job *vj = ctx->vj;
@@ -481,7 +497,7 @@ static void verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t len,
 		uint64_t keep_end = (end - 1) / sector - (n - allowed) + 1;
 
 		if (keep_end * sector <= dev)
-			return;
+			return 0;
 		end = keep_end * sector < end ? keep_end * sector : end;
 		len = (size_t)(end - dev);
 	}
@@ -491,6 +507,7 @@ static void verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t len,
 	}
 	guac_badlog_mark(&vj->unreadable, dev, end, sector);
 	verify_list_add(ctx->run, vj, 'u', "-", dev, end);
+	return len;
 }
 
 static void verify_merge_findings(struct verify_run *run, struct verify_job *vj)
@@ -595,6 +612,7 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	uint64_t prefix = 0, bad_in_prefix = 0, unread_in_prefix = 0;
 	bool prefix_open = true, more = true;
 	unsigned int i;
+	int ret;
 
 	memset(&io, 0, sizeof(io));
 	io.target = &run->target;
@@ -634,7 +652,13 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 		ctx[i] = (struct verify_job_ctx){ run, seg, &vj[i] };
 		io.job[i].priv = &ctx[i];
 	}
-	guac_io_run(&io);
+	ret = guac_io_run(&io);
+	if (ret && !run->fatal) {
+		/* A thread that cannot start leaves its part unchecked: an error, not a stop. */
+		run->fatal = true;
+		run->fatal_errno = ret;
+		run->fatal_pos = io.base;
+	}
 	run->seconds += io.seconds;
 	run->stream_pos = io.base + guac_io_done(&io);
 	run->progress_done += seg->length;
@@ -676,14 +700,12 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 		run->prior_unreadable += unread_in_prefix;
 	}
 	if (io.eof) {
-		run->short_data = run->bounded;
+		run->short_data = true;
 		run->short_at = io.base + io.eof_pos;
 		more = false;
 	}
 	if (run->fatal || atomic_load(&run->stop))
 		more = false;
-	if (atomic_load(&run->stop) && io.interrupted)
-		run->interrupted = !run->max_reached;
 	return more;
 }
 
@@ -736,6 +758,28 @@ static bool verify_write_bad_list(struct verify_run *run)
 	return true;
 }
 
+/*
+ * The verdict. One rule decides it, and with it the exit status: OK only when
+ * every byte of the range described (by the arguments, or by the manifest and
+ * --skip, --length or --shard) was compared, in this run or in the recorded
+ * run it resumed, and matched; and the manifest records every byte of that
+ * range as written. Every other outcome is a named state that is not OK:
+ * error (read errors, unreadable sectors), interrupted, empty, mismatch
+ * (bad, short or unwritten data, --max-errors), or unchecked, which no
+ * known path reaches: it stands guard over the rule itself.
+ */
+
+/* Bytes of the described range compared: in this run, and in the run resumed. */
+static uint64_t verify_covered(const struct verify_run *run)
+{
+	uint64_t sum = run->checked;
+	unsigned int i;
+
+	for (i = 0; i < run->nseg; i++)
+		sum += run->seg[i].resume;
+	return sum;
+}
+
 /* Nothing to compare, and nobody asked for zero bytes: an empty file or device. */
 static bool verify_empty(const struct verify_run *run)
 {
@@ -747,7 +791,7 @@ static bool verify_empty(const struct verify_run *run)
 static bool verify_mismatch(const struct verify_run *run)
 {
 	return run->mismatch.nranges || run->short_data || run->incomplete || verify_empty(run) ||
-	       run->earlier_bad;
+	       run->earlier_bad || run->max_reached;
 }
 
 static bool verify_unreadable_any(const struct verify_run *run)
@@ -765,9 +809,27 @@ static const char *verify_result(const struct verify_run *run)
 		return "empty";
 	if (verify_mismatch(run))
 		return "mismatch";
-	if (run->max_reached)
-		return "mismatch";
+	if (!run->bounded || verify_covered(run) != run->planned)
+		return "unchecked";
 	return "ok";
+}
+
+static bool verify_ok(const struct verify_run *run)
+{
+	return !strcmp(verify_result(run), "ok");
+}
+
+static int verify_exit_status(const struct verify_run *run)
+{
+	const char *r = verify_result(run);
+
+	if (!strcmp(r, "ok"))
+		return GUAC_EXIT_OK;
+	if (!strcmp(r, "error"))
+		return GUAC_EXIT_ERROR;
+	if (!strcmp(r, "interrupted"))
+		return VERIFY_EXIT_INTERRUPTED;
+	return GUAC_EXIT_FAIL;
 }
 
 static double verify_cpu_seconds(void)
@@ -906,15 +968,26 @@ static void verify_report_json(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
 	double cpu = verify_cpu_seconds(), secs = run->seconds;
+	char soff[32];
 	size_t i;
 
 	printf("{\"source\":");
 	guac_json_string(stdout, run->path);
-	printf(",\"result\":\"%s\",\"io_mode\":\"%s\",\"offset\":%" PRIu64 ",\"origin\":%" PRIu64
+	printf(",\"result\":\"%s\",\"io_mode\":\"%s\",\"offset\":%s,\"origin\":%" PRIu64
 	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
-	       ",\"block_size\":%" PRIu64 ",",
-	       verify_result(run), guac_target_mode(&run->target), run->first_stream, run->origin,
-	       run->first_dev, run->sector, guac_impl_names[run->impl], run->jobs, run->bs);
+	       ",\"block_size\":%" PRIu64 ",\"bytes_described\":%" PRIu64
+	       ",\"bytes_compared\":%" PRIu64 ",\"shard\":",
+	       verify_result(run), guac_target_mode(&run->target),
+	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
+	       run->first_dev, run->sector, guac_impl_names[run->impl], run->jobs, run->bs,
+	       run->planned, verify_covered(run));
+	if (run->shard.count > 1) {
+		printf("{\"index\":%u,\"count\":%u,\"from\":", run->shard.index, run->shard.count);
+		guac_json_string(stdout, run->shard.source);
+		printf("},");
+	} else {
+		printf("null,");
+	}
 	if (run->manifest) {
 		printf("\"manifest\":");
 		guac_json_string(stdout, run->manifest_path);
@@ -988,35 +1061,70 @@ static void verify_text_ranges(const struct verify_run *run, const struct guac_b
 		printf("  ... and %" PRIu64 " more ranges\n", log->nranges - log->cap);
 }
 
+/*
+ * What of the fill the check covered, when not all of it: ", shard 1/2 of
+ * the fill (from SLURM_ARRAY_TASK_ID)" or ", fill bytes 0-4095 only".
+ */
+static void verify_scope(const struct verify_run *run, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (run->shard.count > 1)
+		snprintf(buf, size, ", shard %u/%u of the %s (from %s)", run->shard.index,
+			 run->shard.count, run->manifest ? "fill" : "data", run->shard.source);
+	else if (run->manifest && run->subrange)
+		snprintf(buf, size, ", fill bytes %" PRIu64 "-%" PRIu64 " only", run->skip,
+			 run->end - run->manifest->device_offset - 1);
+}
+
 static void verify_report_text(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
-	char human[32], speed[32], line[512];
+	char human[32], speed[32], line[512], scope[160];
 	double secs = run->seconds;
 	size_t i;
 
 	guac_fmt_bytes(human, sizeof(human), (double)run->checked);
+	verify_scope(run, scope, sizeof(scope));
 	if (verify_empty(run)) {
 		printf("EMPTY: '%s' holds no data to check\n", run->path);
+	} else if (run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
+		printf("MISMATCH: the check was already complete: it had found %" PRIu64
+		       " bad and %" PRIu64 " unreadable %u-byte sectors (their places are in "
+		       "that run's output and --bad-list); nothing left to resume\n",
+		       run->earlier_bad, run->earlier_unreadable, run->sector);
+	} else if (run->already_complete && verify_ok(run)) {
+		guac_fmt_bytes(human, sizeof(human), (double)run->planned);
+		printf("OK: the recorded check of this fill was complete: all %" PRIu64 " bytes "
+		       "(%s) matched%s, and the target is unchanged since (%s); nothing left to "
+		       "resume\n", run->planned, human, scope,
+		       run->target.kind == GUAC_TARGET_BLOCK ? "its size: a block device's "
+		       "writes leave no time stamp" : "its inode, size and times");
 	} else if (run->already_complete) {
-		if (run->earlier_bad || run->earlier_unreadable)
-			printf("MISMATCH: the check was already complete: it had found %" PRIu64
-			       " bad and %" PRIu64 " unreadable %u-byte sectors (their places are in "
-			       "that run's output and --bad-list); nothing left to resume\n",
-			       run->earlier_bad, run->earlier_unreadable, run->sector);
-		else
-			printf("OK: the check was already complete and had found every byte "
-			       "matching; nothing left to resume\n");
-	} else if (!verify_mismatch(run) && !verify_unreadable_any(run) && !run->fatal &&
-		   !run->interrupted && !run->max_reached) {
+		printf("RESUMED: the recorded check had compared every written byte, all matching; "
+		       "nothing left to resume\n");
+	} else if (verify_ok(run)) {
 		double cpu = verify_cpu_seconds();
+		uint64_t covered = verify_covered(run);
+		char soff[32], all[32];
 
 		guac_fmt_rate(speed, sizeof(speed), secs > 0 ? run->checked / secs : 0.0);
-		printf("OK: %" PRIu64 " bytes (%s) match the stream at offset %" PRIu64
-		       ", origin %" PRIu64 "; %.3f s, %s, %.2f GB per CPU-second\n",
-		       run->checked, human, run->first_stream, run->origin, secs, speed,
+		guac_fmt_bytes(all, sizeof(all), (double)covered);
+		printf("OK: %" PRIu64 " bytes (%s) match the stream at offset %s, origin %" PRIu64
+		       "%s", covered, all, guac_spos_str(soff, sizeof(soff), run->first_stream),
+		       run->origin, scope);
+		if (covered != run->checked)
+			printf("; %" PRIu64 " of them checked by the run resumed", covered -
+			       run->checked);
+		printf("; %.3f s, %s, %.2f GB per CPU-second\n", secs, speed,
 		       cpu > 0 ? run->checked / cpu / 1e9 : 0.0);
 	}
+	if (!strcmp(verify_result(run), "unchecked"))
+		printf("NOT CHECKED: %" PRIu64 " of the %" PRIu64 " bytes described were not "
+		       "compared: no verdict can be given for them\n",
+		       run->planned - (verify_covered(run) < run->planned ? verify_covered(run) :
+				       run->planned), run->planned);
+	if (run->restart_why)
+		printf("NOTE: --resume started from the beginning: %s\n", run->restart_why);
 	if (run->interrupted)
 		printf("INTERRUPTED: stopped after %" PRIu64 " bytes (%s) checked; the findings "
 		       "so far follow%s\n", run->checked, human,
@@ -1051,10 +1159,12 @@ static void verify_report_text(const struct verify_run *run)
 		       "written (status \"%s\"); only the written ones were checked\n",
 		       run->incomplete, run->manifest->status);
 	if (!run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
+		char soff[32];
+
 		printf("RESUMED: this run checked %" PRIu64 " bytes (%s) from byte %" PRIu64
-		       " (stream offset %" PRIu64 ")%s\n", run->checked, human, run->first_dev,
-		       run->first_stream, run->mismatch.nranges || run->unreadable.nranges ?
-		       "" : ", all matching");
+		       " (stream offset %s)%s\n", run->checked, human, run->first_dev,
+		       guac_spos_str(soff, sizeof(soff), run->first_stream),
+		       run->mismatch.nranges || run->unreadable.nranges ? "" : ", all matching");
 		printf("MISMATCH: RESUMED: the earlier run had found %" PRIu64 " bad and %" PRIu64
 		       " unreadable %u-byte sectors before where this one started (byte %" PRIu64
 		       "); the manifest keeps only their count: their places are in that run's "
@@ -1262,7 +1372,7 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 	return GUAC_EXIT_OK;
 }
 
-static void verify_add_segment(struct verify_run *run, uint64_t dev, uint64_t stream_off,
+static void verify_add_segment(struct verify_run *run, uint64_t dev, struct guac_spos stream,
 			       uint64_t len, uint64_t resume, int range)
 {
 	struct verify_segment *seg;
@@ -1273,7 +1383,7 @@ static void verify_add_segment(struct verify_run *run, uint64_t dev, uint64_t st
 		exit(GUAC_EXIT_ERROR);
 	}
 	seg = &run->seg[run->nseg++];
-	*seg = (struct verify_segment){ dev, stream_off, len, resume, range };
+	*seg = (struct verify_segment){ dev, len, stream, resume, range };
 	run->planned += len;
 }
 
@@ -1287,6 +1397,7 @@ static void verify_add_segment(struct verify_run *run, uint64_t dev, uint64_t st
 static bool verify_plan_manifest(struct verify_run *run)
 {
 	struct guac_manifest *m = run->manifest;
+	struct guac_spos fill = guac_spos_of(m->stream_offset);
 	uint64_t lo, hi, i;
 	uint64_t part_start = m->range[0].device_offset - m->device_offset;
 	uint64_t part_len = guac_manifest_ranges_length(m);
@@ -1349,7 +1460,7 @@ static bool verify_plan_manifest(struct verify_run *run)
 		uint64_t ua = b, ub = a + r->length;	/* never written */
 
 		/* A fresh whole check starts its progress afresh; a resumed one keeps it. */
-		if (!run->resume && !run->subrange)
+		if (!run->trust_progress && !run->subrange)
 			r->verified = 0;
 		/* Only what the range asked for counts as incomplete. */
 		ua = ua > lo ? ua : lo;
@@ -1361,14 +1472,14 @@ static bool verify_plan_manifest(struct verify_run *run)
 		if (b > hi)
 			b = hi;
 		if (a >= b) {
-			verify_add_segment(run, m->device_offset + a, m->stream_offset + a, 0, 0,
+			verify_add_segment(run, m->device_offset + a, guac_spos_add(fill, a), 0, 0,
 					   (int)i);
 			continue;
 		}
 		/* --resume starts after what the last run verified. */
-		verify_add_segment(run, m->device_offset + a, m->stream_offset + a, b - a,
-				   run->resume ? (r->verified < b - a ? r->verified : b - a) : 0,
-				   (int)i);
+		verify_add_segment(run, m->device_offset + a, guac_spos_add(fill, a), b - a,
+				   run->trust_progress ? (r->verified < b - a ? r->verified : b - a) :
+				   0, (int)i);
 	}
 	run->skip = lo;
 	run->end = m->device_offset + hi;
@@ -1379,11 +1490,18 @@ static bool verify_plan_manifest(struct verify_run *run)
 static bool verify_plan_plain(struct verify_run *run)
 {
 	uint64_t avail, start = run->seek + run->skip;
+	struct guac_spos data = guac_spos_of(run->offset);
 
 	if (!run->bs)
 		run->bs = VERIFY_DEFAULT_BS;
 	if (!run->sector)
 		run->sector = run->target.kind == GUAC_TARGET_BLOCK ? run->target.sector : 512;
+	if (run->target.kind == GUAC_TARGET_STREAM && !run->length_given) {
+		/* `ssh host cat /dev/sdX | guac verify -` would pass if cat died early. */
+		guac_err("a pipe needs --length (the bytes it must hold) or a --manifest: without "
+			 "one, an input that ends early could not be told from a whole one");
+		return false;
+	}
 	if (run->target.kind == GUAC_TARGET_STREAM) {
 		/* The pipe is the data from byte 0: the bytes before --seek + --skip are dropped. */
 		run->bounded = run->length_given;
@@ -1391,7 +1509,7 @@ static bool verify_plan_plain(struct verify_run *run)
 			guac_err("--shard on a pipe needs --length (the whole data's)");
 			return false;
 		}
-		verify_add_segment(run, start, run->offset + run->skip,
+		verify_add_segment(run, start, guac_spos_add(data, run->skip),
 				   run->length_given ? run->length : UINT64_MAX - start, 0, -1);
 		if (!run->length_given)
 			run->planned = 0;
@@ -1401,7 +1519,7 @@ static bool verify_plan_plain(struct verify_run *run)
 		if (!run->length_given)
 			run->length = avail;
 		run->bounded = true;
-		verify_add_segment(run, start, run->offset + run->skip, run->length, 0, -1);
+		verify_add_segment(run, start, guac_spos_add(data, run->skip), run->length, 0, -1);
 		run->end = start + run->length;
 	}
 	if (run->shard.count > 1) {
@@ -1414,7 +1532,8 @@ static bool verify_plan_plain(struct verify_run *run)
 				 run->shard.index, run->shard.count, run->length);
 			return false;
 		}
-		run->seg[0] = (struct verify_segment){ start + a, run->offset + a, b - a, 0, -1 };
+		run->seg[0] = (struct verify_segment){ start + a, b - a, guac_spos_add(data, a), 0,
+						       -1 };
 		run->planned = b - a;
 		run->skip = a;
 		run->end = start + b;
@@ -1422,26 +1541,74 @@ static bool verify_plan_plain(struct verify_run *run)
 	return true;
 }
 
-/* Save the verify progress in the manifest, for --resume; a warning if impossible. */
-static void verify_save_progress(struct verify_run *run)
+/*
+ * Whether this run's progress belongs in the manifest: a check of the whole
+ * (not of a sub-range) of the recorded target (not of a copy) that has work
+ * to do.
+ */
+static bool verify_records_progress(const struct verify_run *run)
+{
+	return run->manifest && !run->subrange && run->recorded_target && !run->already_complete;
+}
+
+/*
+ * Save the verify progress in the manifest, for --resume; a warning if
+ * impossible. "running" before the first read and while the check goes on,
+ * so that a check killed mid-way (SIGKILL, OOM, power loss) leaves that and
+ * never an earlier "complete"; at the end "complete" when every done byte of
+ * every range was verified, else "interrupted". The target's stamp, taken
+ * before the first read, goes with it: a --resume that finds the target
+ * changed since starts afresh.
+ */
+static void verify_save_progress(struct verify_run *run, bool running)
 {
 	struct guac_manifest *m = run->manifest;
+	bool complete = true;
+	unsigned int i;
 
-	if (!m || run->subrange || run->already_complete)
-		return;	/* a sub-range check is no progress of the whole */
-	if (!run->recorded_target) {
-		/* The manifest's progress is its target's: a copy's check is no part of it. */
-		guac_err("note: progress not saved in '%s': '%s' is not its target '%s'",
-			 run->manifest_path, run->path, m->target_path);
+	if (!verify_records_progress(run))
 		return;
-	}
+	for (i = 0; i < m->nranges; i++)
+		complete = complete && m->range[i].verified == m->range[i].done;
 	m->have_verify = true;
 	snprintf(m->verify_status, sizeof(m->verify_status), "%s",
-		 run->interrupted || run->max_reached || run->fatal ? "interrupted" : "complete");
+		 running ? "running" : complete ? "complete" : "interrupted");
 	m->verify_bad_sectors = run->prior_bad;
 	m->verify_unreadable_sectors = run->prior_unreadable;
+	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
 	if (!guac_manifest_save(run->manifest_path, m))
 		guac_err("warning: the verify progress is not saved in '%s'", run->manifest_path);
+}
+
+/*
+ * --resume: take the manifest's record of the last check, if it can be
+ * trusted: written by this format (version 2 recorded "complete" for checks
+ * that were not), with the target unchanged since the check began. Otherwise
+ * the check starts from the beginning and the report says why.
+ */
+static void verify_take_record(struct verify_run *run)
+{
+	static char why[512];
+	const struct guac_manifest *m = run->manifest;
+
+	if (!m->have_verify)
+		return;
+	if (m->version < 3 || !m->verify_stamp[0]) {
+		run->restart_why = "the progress was recorded by an older guac (manifest version 2), "
+				   "whose records can say complete for checks that were not";
+		return;
+	}
+	if (strcmp(m->verify_stamp, run->stamp)) {
+		snprintf(why, sizeof(why), "the target changed since the recorded check began "
+			 "(then: %s; now: %s), so what it checked may be different now",
+			 m->verify_stamp, run->stamp);
+		run->restart_why = why;
+		return;
+	}
+	run->trust_progress = true;
+	run->prior_bad = run->earlier_bad = m->verify_bad_sectors;
+	run->prior_unreadable = run->earlier_unreadable = m->verify_unreadable_sectors;
+	run->already_complete = !strcmp(m->verify_status, "complete");
 }
 
 /* Whether SOURCE is the file or device the manifest recorded (not a copy). */
@@ -1466,11 +1633,12 @@ static void verify_first_byte(struct verify_run *run)
 	unsigned int i;
 
 	run->first_dev = run->nseg ? run->seg[0].device_offset : run->seek + run->skip;
-	run->first_stream = run->nseg ? run->seg[0].stream_offset : run->offset + run->skip;
+	run->first_stream = run->nseg ? run->seg[0].stream :
+			    guac_spos_add(guac_spos_of(run->offset), run->skip);
 	for (i = 0; i < run->nseg; i++) {
 		if (run->seg[i].length > run->seg[i].resume) {
 			run->first_dev = run->seg[i].device_offset + run->seg[i].resume;
-			run->first_stream = run->seg[i].stream_offset + run->seg[i].resume;
+			run->first_stream = guac_spos_add(run->seg[i].stream, run->seg[i].resume);
 			break;
 		}
 	}
@@ -1481,6 +1649,7 @@ int guac_cmd_verify(int argc, char **argv)
 	static struct verify_run run;
 	static struct guac_manifest manifest;
 	unsigned int i;
+	double saved;
 	int ret;
 
 	run.impl = guac_impl_best();
@@ -1495,15 +1664,10 @@ int guac_cmd_verify(int argc, char **argv)
 		run.manifest = &manifest;
 		if (!run.path)
 			run.path = manifest.target_path;
-		if (run.resume && manifest.have_verify) {
-			run.prior_bad = run.earlier_bad = manifest.verify_bad_sectors;
-			run.prior_unreadable = run.earlier_unreadable =
-				manifest.verify_unreadable_sectors;
-			run.already_complete = !strcmp(manifest.verify_status, "complete");
-		}
 	}
 	if (!guac_target_open(&run.target, run.path, false, run.direct, false))
 		return GUAC_EXIT_ERROR;
+	guac_target_stamp(&run.target, run.stamp, sizeof(run.stamp));
 	if (run.target.fd == STDIN_FILENO && run.target.kind == GUAC_TARGET_FILE) {
 		/* `guac verify - < file` checks from where the shell left the file. */
 		off_t cur = lseek(STDIN_FILENO, 0, SEEK_CUR);
@@ -1519,6 +1683,8 @@ int guac_cmd_verify(int argc, char **argv)
 				 "of '%s'", manifest.target_path, run.path);
 			return GUAC_EXIT_ERROR;
 		}
+		if (run.resume)
+			verify_take_record(&run);
 	}
 	if (run.manifest && !verify_plan_manifest(&run))
 		return GUAC_EXIT_ERROR;
@@ -1547,7 +1713,14 @@ int guac_cmd_verify(int argc, char **argv)
 	guac_badlog_init(&run.mismatch, run.mismatch_kept, VERIFY_SHOWN_RANGES);
 	guac_badlog_init(&run.unreadable, run.unreadable_kept, VERIFY_SHOWN_RANGES);
 
+	if (run.manifest && !run.subrange && !run.recorded_target)
+		/* The manifest's progress is its target's: a copy's check is no part of it. */
+		guac_err("note: progress not saved in '%s': '%s' is not its target '%s'",
+			 run.manifest_path, run.path, manifest.target_path);
+
 	guac_io_catch_signals(&run.stop);
+	verify_save_progress(&run, true);
+	saved = guac_now();
 	for (i = 0; i < run.nseg && !run.already_complete; i++) {
 		if (run.seg[i].length == run.seg[i].resume) {
 			run.progress_done += run.seg[i].length;
@@ -1555,9 +1728,18 @@ int guac_cmd_verify(int argc, char **argv)
 		}
 		if (!verify_segment(&run, &run.seg[i]))
 			break;
+		/* A manifest of many ranges records its progress as it goes, now and then. */
+		if (guac_now() - saved >= VERIFY_SAVE_SECONDS) {
+			verify_save_progress(&run, true);
+			saved = guac_now();
+		}
 	}
 	guac_target_close(&run.target);
-	verify_save_progress(&run);
+	/* Stopped before every byte was compared (a stop that came later changes nothing). */
+	if (atomic_load(&run.stop) && !run.max_reached && !run.fatal && !run.short_data &&
+	    verify_covered(&run) < run.planned)
+		run.interrupted = true;
+	verify_save_progress(&run, false);
 	if (run.bad_list_path && !verify_write_bad_list(&run))
 		ret = GUAC_EXIT_ERROR;
 	qsort(run.sample, run.nsample, sizeof(run.sample[0]), verify_sample_cmp);
@@ -1572,9 +1754,5 @@ int guac_cmd_verify(int argc, char **argv)
 			 strerror(run.fatal_errno));
 	for (i = 0; i < run.nsample; i++)
 		free(run.sample[i].data);
-	if (run.fatal || verify_unreadable_any(&run) || ret)
-		return GUAC_EXIT_ERROR;
-	if (run.interrupted)
-		return VERIFY_EXIT_INTERRUPTED;
-	return verify_mismatch(&run) || run.max_reached ? GUAC_EXIT_FAIL : GUAC_EXIT_OK;
+	return ret ? GUAC_EXIT_ERROR : verify_exit_status(&run);
 }

@@ -41,7 +41,8 @@ struct write_args {
 };
 
 struct write_stream {
-	uint64_t origin, offset;	/* stream byte at run position 0 */
+	uint64_t origin;
+	struct guac_spos start;		/* the stream position at run position 0 */
 	int impl;
 };
 
@@ -267,7 +268,7 @@ static void write_produce(struct guac_io_job *job, uint8_t *buf, uint64_t pos, s
 {
 	const struct write_stream *s = job->priv;
 
-	guac_stream_at(s->impl, buf, s->origin, s->offset, pos, len);
+	guac_spos_fill(s->impl, buf, s->origin, guac_spos_add(s->start, pos), len);
 }
 
 /* The old manifest's fill moves to the history when this write replaces it. */
@@ -304,7 +305,8 @@ static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint
 
 		m->range[i] = (struct guac_manifest_range){
 			.device_offset = m->device_offset + shard_start + j->start,
-			.stream_offset = m->stream_offset + shard_start + j->start,
+			.stream_offset = guac_spos_low64(guac_spos_add(
+				guac_spos_of(m->stream_offset), shard_start + j->start)),
 			.length = j->end - j->start,
 			.done = durable ? atomic_load(&j->done) : 0,
 		};
@@ -323,7 +325,7 @@ int guac_cmd_write(int argc, char **argv)
 	struct guac_shard shard;
 	uint64_t shard_start, shard_end, durable, done, total;
 	bool have_old = false, durable_ok;
-	char human[32], rate[32];
+	char human[32], rate[32], soff[32];
 	unsigned int i;
 	int ret, first_err = 0;
 	uint64_t first_err_pos = 0;
@@ -449,7 +451,8 @@ int guac_cmd_write(int argc, char **argv)
 	io.progress = isatty(STDERR_FILENO);
 	io.stop = &stop;
 	guac_io_split(&io, t.sector);
-	stream = (struct write_stream){ a.origin, a.offset + shard_start, a.impl };
+	stream = (struct write_stream){ a.origin, guac_spos_add(guac_spos_of(a.offset), shard_start),
+					a.impl };
 	for (i = 0; i < io.jobs; i++)
 		io.job[i].priv = &stream;
 	write_ranges(&m, &io, shard_start, true);
@@ -506,9 +509,9 @@ int guac_cmd_write(int argc, char **argv)
 	else
 		printf("DURABLE: ");
 	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced) at device bytes %" PRIu64
-	       "-%" PRIu64 " of '%s': stream offset %" PRIu64 ", origin %" PRIu64,
+	       "-%" PRIu64 " of '%s': stream offset %s, origin %" PRIu64,
 	       durable, total, human, io.base, io.base + total - 1, a.target,
-	       a.offset + shard_start, a.origin);
+	       guac_spos_str(soff, sizeof(soff), stream.start), a.origin);
 	if (shard.count > 1)
 		printf(", shard %u/%u", shard.index, shard.count);
 	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* guac: generate, verify and benchmark the guacamole stream and guacrng devices. */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmds.h"
@@ -40,6 +41,13 @@ int main(int argc, char **argv)
 	static char prog[64];
 	unsigned int i;
 
+	/*
+	 * glibc reserves 64 MiB of address space for each thread's malloc arena:
+	 * with --jobs threads and their fillers that is gigabytes, and under a
+	 * ulimit -v (a batch system's memory limit) threads fail to start. guac
+	 * allocates a few buffers a thread, once: two arenas are plenty.
+	 */
+	mallopt(M_ARENA_MAX, 2);
 	if (argc < 2) {
 		guac_usage(stderr);
 		return GUAC_EXIT_ERROR;

@@ -211,13 +211,31 @@ void guac_print_version(void)
 	printf("%s %s (stream version %d)\n", guac_prog, GUAC_VERSION, GUAC_STREAM_VERSION);
 }
 
+const char *guac_spos_str(char *buf, size_t size, struct guac_spos p)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 v = (u128)p.block * 64 + p.byte;
+	char digits[32];
+	size_t n = 0, i;
+
+	do {
+		digits[n++] = (char)('0' + (unsigned int)(v % 10));
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n && i + 1 < size; i++)
+		buf[i] = digits[n - 1 - i];
+	if (size)
+		buf[i] = 0;
+	return buf;
+}
+
+void guac_spos_fill(int impl, uint8_t *buf, uint64_t origin, struct guac_spos p, size_t len)
+{
+	guac_fill((enum guac_impl)impl, buf, origin + p.block, p.byte, len);
+}
+
 void guac_stream_at(int impl, uint8_t *buf, uint64_t origin, uint64_t offset, uint64_t rel,
 		    size_t len)
 {
-	/* Block and byte apart: offset + rel may pass 2^64, and the stream wraps by block. */
-	u64 block = origin + (offset >> GUAC_BLOCK_SHIFT);
-	unsigned int skip = (unsigned int)(offset & (GUAC_BLOCK_SIZE - 1));
-
-	guac_pos_advance(&block, &skip, rel);
-	guac_fill((enum guac_impl)impl, buf, block, skip, len);
+	guac_spos_fill(impl, buf, origin, guac_spos_add(guac_spos_of(offset), rel), len);
 }

@@ -48,9 +48,46 @@ void guac_json_string(FILE *f, const char *s);
 void *guac_alloc(size_t size);
 
 /*
- * Stream bytes [@offset + @rel, ... + @len) seen from block @origin, with the
- * block arithmetic done mod 2^64 as guac gen does it.
+ * Stream positions. The stream is 2^64 blocks of 64 bytes, 2^70 bytes: a
+ * byte offset does not fit in 64 bits, and "offset + n" computed in 64 bits
+ * wraps at 2^64 bytes to a place 2^58 blocks away from the right one. So a
+ * position is a block and a byte in it, relative to the origin, and every
+ * command moves it with guac_spos_add(), never with 64-bit byte arithmetic.
  */
+struct guac_spos {
+	uint64_t block;
+	unsigned int byte;		/* 0 ... 63 */
+};
+
+/* The position of stream byte @offset (a 64-bit offset, as the options give it). */
+static inline struct guac_spos guac_spos_of(uint64_t offset)
+{
+	return (struct guac_spos){ offset >> 6, (unsigned int)(offset & 63) };
+}
+
+/* @n bytes further on, mod 2^70. */
+static inline struct guac_spos guac_spos_add(struct guac_spos p, uint64_t n)
+{
+	unsigned int byte = p.byte + (unsigned int)(n & 63);
+
+	p.block += (n >> 6) + (byte >> 6);
+	p.byte = byte & 63;
+	return p;
+}
+
+/* The low 64 bits of the byte offset: what a manifest range records. */
+static inline uint64_t guac_spos_low64(struct guac_spos p)
+{
+	return (p.block << 6) | p.byte;
+}
+
+/* The byte offset in decimal, below 2^70: "18446744073709551616". */
+const char *guac_spos_str(char *buf, size_t size, struct guac_spos p);
+
+/* @len stream bytes from position @p of the stream seen from block @origin. */
+void guac_spos_fill(int impl, uint8_t *buf, uint64_t origin, struct guac_spos p, size_t len);
+
+/* Stream bytes from byte @offset + @rel: guac_spos_fill() of guac_spos_add(). */
 void guac_stream_at(int impl, uint8_t *buf, uint64_t origin, uint64_t offset, uint64_t rel,
 		    size_t len);
 

@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <linux/stat.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -166,6 +167,26 @@ bool guac_target_probe(struct guac_target *t, const char *path)
 	return ok;
 }
 
+/*
+ * Whether O_DIRECT on the open regular file @fd really bypasses the page
+ * cache. Some file systems accept the flag and fall back to buffered I/O
+ * (ext4 with data=journal): statx's STATX_DIOALIGN (Linux 6.1) says so with
+ * a memory alignment of 0. Kernels without it cannot tell: assume it works.
+ */
+static bool guac_target_direct_works(int fd)
+{
+#ifdef STATX_DIOALIGN
+	struct statx stx;
+
+	if (!statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
+	    (stx.stx_mask & STATX_DIOALIGN))
+		return stx.stx_dio_mem_align != 0;
+#else
+	(void)fd;
+#endif
+	return true;
+}
+
 bool guac_target_open(struct guac_target *t, const char *path, bool write,
 		      enum guac_direct direct, bool sync)
 {
@@ -235,6 +256,18 @@ bool guac_target_open(struct guac_target *t, const char *path, bool write,
 			 errno == EBUSY ? " (mounted or in use)" : "", strerror(errno));
 		return false;
 	}
+	if (t->direct && S_ISREG(st.st_mode) && !guac_target_direct_works(t->fd)) {
+		close(t->fd);
+		t->fd = -1;
+		if (flags & O_CREAT)
+			unlink(path);
+		guac_err("'%s' accepts O_DIRECT but its file system does not do direct I/O on it "
+			 "(statx reports no direct I/O alignment: ext4 mounted data=journal, for "
+			 "one, goes through the page cache instead): refusing --direct; use "
+			 "--buffered to accept cached I/O, or a file system that does direct I/O",
+			 path);
+		return false;
+	}
 	if (!guac_target_describe(t)) {
 		close(t->fd);
 		t->fd = -1;
@@ -248,6 +281,29 @@ void guac_target_close(struct guac_target *t)
 	if (t->fd > STDIN_FILENO)
 		close(t->fd);
 	t->fd = -1;
+}
+
+bool guac_target_stamp(const struct guac_target *t, char *buf, size_t size)
+{
+	struct stat st;
+	uint64_t bytes;
+
+	if (size)
+		buf[0] = 0;
+	if (t->fd < 0 || fstat(t->fd, &st))
+		return false;
+	if (S_ISREG(st.st_mode)) {
+		snprintf(buf, size, "file ino %llu size %lld mtime %lld.%09ld ctime %lld.%09ld",
+			 (unsigned long long)st.st_ino, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+		return true;
+	}
+	if (S_ISBLK(st.st_mode) && !ioctl(t->fd, BLKGETSIZE64, &bytes)) {
+		snprintf(buf, size, "block size %llu", (unsigned long long)bytes);
+		return true;
+	}
+	return false;
 }
 
 const char *guac_target_mode(const struct guac_target *t)
@@ -405,8 +461,23 @@ static void guac_io_stopped(struct guac_io_job *job, const uint8_t *data, uint64
 			    size_t got)
 {
 	if (got)
-		job->io->hooks.consume(job, data, pos, got);
+		got = job->io->hooks.consume(job, data, pos, got);
 	atomic_store(&job->done, pos + got - job->start);
+}
+
+/*
+ * Hand @got bytes read at @pos to consume; false, with @done at the last
+ * byte it took, when it took fewer (it stopped the job: --max-errors).
+ */
+static bool guac_io_consume(struct guac_io_job *job, const uint8_t *data, uint64_t pos,
+			    size_t got)
+{
+	size_t took = got ? job->io->hooks.consume(job, data, pos, got) : 0;
+
+	if (took == got)
+		return true;
+	atomic_store(&job->done, pos + took - job->start);
+	return false;
 }
 
 /*
@@ -433,10 +504,15 @@ static bool guac_io_read_sectors(struct guac_io_job *job, uint8_t *buf, uint64_t
 			guac_io_stopped(job, data, pos, got);
 			return false;
 		} else if (err) {
-			io->hooks.unreadable(job, pos, n, err);
+			size_t took = io->hooks.unreadable(job, pos, n, err);
+
+			if (took < n) {
+				atomic_store(&job->done, pos + took - job->start);
+				return false;
+			}
 		} else {
-			if (got)
-				io->hooks.consume(job, data, pos, got);
+			if (!guac_io_consume(job, data, pos, got))
+				return false;
 			if (got < n) {
 				guac_io_set_eof(io, pos + got);
 				atomic_store(&job->done, pos + got - job->start);
@@ -517,8 +593,8 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 		if (!guac_io_read_sectors(job, s->buf, pos, n))
 			return false;
 	} else {
-		if (s->got)
-			io->hooks.consume(job, s->data, pos, s->got);
+		if (!guac_io_consume(job, s->data, pos, s->got))
+			return false;
 		if (s->got < n) {
 			guac_io_set_eof(io, pos + s->got);
 			atomic_store(&job->done, pos + s->got - job->start);

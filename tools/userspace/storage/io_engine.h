@@ -67,6 +67,15 @@ void guac_target_close(struct guac_target *t);
 /* The logical sector of the disk under the directory of @path (a file to be created). */
 unsigned int guac_dir_sector(const char *path);
 
+/*
+ * What a file or block device is now, as a string that changes when its data
+ * may have: a file's inode, size, and modification and change times; a block
+ * device's size (writes to a disk change no time stamp a reader can see).
+ * guac verify records it with its progress; a --resume that finds another
+ * starts afresh. False (and "") for a pipe.
+ */
+bool guac_target_stamp(const struct guac_target *t, char *buf, size_t size);
+
 /* "direct" or "buffered", for reports. */
 const char *guac_target_mode(const struct guac_target *t);
 
@@ -97,12 +106,15 @@ struct guac_io_job {
  * on the job's generator thread, in order). consume checks @len bytes read
  * at @pos (verify). unreadable reports run positions [@pos, @pos + @len)
  * that gave @err even sector by sector. consume and unreadable run on the
- * job's own thread, in position order.
+ * job's own thread, in position order, and return how many of the @len
+ * bytes they took (checked, or recorded as unreadable): fewer ends the job
+ * there, and @done counts only what they took, so "done" never includes a
+ * byte that nobody looked at.
  */
 struct guac_io_hooks {
 	void (*produce)(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len);
-	void (*consume)(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len);
-	void (*unreadable)(struct guac_io_job *job, uint64_t pos, size_t len, int err);
+	size_t (*consume)(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len);
+	size_t (*unreadable)(struct guac_io_job *job, uint64_t pos, size_t len, int err);
 };
 
 struct guac_io {

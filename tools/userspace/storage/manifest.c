@@ -468,10 +468,11 @@ static const struct json *mf_typed(struct mf_ctx *c, const struct json *obj, con
 	return NULL;
 }
 
-static bool mf_status_ok(const char *s, bool verify)
+static bool mf_status_ok(const char *s, bool verify, unsigned int version)
 {
 	return !strcmp(s, "complete") || !strcmp(s, "interrupted") ||
-	       (!verify && (!strcmp(s, "running") || !strcmp(s, "failed")));
+	       ((!verify || version >= 3) && !strcmp(s, "running")) ||
+	       (!verify && !strcmp(s, "failed"));
 }
 
 static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_manifest *m,
@@ -489,7 +490,9 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 	static const char *const hist_keys[] = { "origin", "stream_offset", "device_offset",
 						 "length", "finished", NULL };
 	static const char *const verify_keys[] = { "status", "bad_sectors",
-						   "unreadable_sectors", NULL };
+						   "unreadable_sectors", "target_stamp", NULL };
+	static const char *const verify_keys_v2[] = { "status", "bad_sectors",
+						      "unreadable_sectors", NULL };
 	const struct json *t, *v, *e;
 	char fmt[32], tool[16];
 	uint64_t version;
@@ -507,9 +510,10 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 			       "edited field could not be told from a real one (this guac reads "
 			       "version %d; rewrite the manifest with guac write)",
 			       GUAC_MANIFEST_VERSION);
-	if (version != GUAC_MANIFEST_VERSION)
+	if (version != 2 && version != GUAC_MANIFEST_VERSION)
 		return mf_fail(c, "manifest version %" PRIu64 " is not supported (this guac reads "
-			       "version %d)", version, GUAC_MANIFEST_VERSION);
+			       "versions 2 and %d)", version, GUAC_MANIFEST_VERSION);
+	m->version = (unsigned int)version;
 	if (!mf_get(root, "checksum"))
 		return mf_fail(c, "missing field \"checksum\": a version %d manifest carries the "
 			       "SHA-256 of its fields; without it an edit cannot be detected",
@@ -538,7 +542,7 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 	if (m->stream_version != GUAC_STREAM_VERSION)
 		return mf_fail(c, "stream version %u is not this guac's (%d)", m->stream_version,
 			       GUAC_STREAM_VERSION);
-	if (!mf_status_ok(m->status, false))
+	if (!mf_status_ok(m->status, false, m->version))
 		return mf_fail(c, "unknown status \"%s\"", m->status);
 
 	t = mf_typed(c, root, "target", JSON_OBJECT);
@@ -602,12 +606,15 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 		return mf_fail(c, "missing field \"verify\"");
 	if (v->type == JSON_OBJECT) {
 		m->have_verify = true;
-		if (!mf_known_keys(c, v, "\"verify\"", verify_keys) ||
+		if (!mf_known_keys(c, v, "\"verify\"", m->version >= 3 ? verify_keys :
+				   verify_keys_v2) ||
 		    !mf_str(c, v, "status", m->verify_status, sizeof(m->verify_status), false) ||
 		    !mf_u64(c, v, "bad_sectors", &m->verify_bad_sectors) ||
-		    !mf_u64(c, v, "unreadable_sectors", &m->verify_unreadable_sectors))
+		    !mf_u64(c, v, "unreadable_sectors", &m->verify_unreadable_sectors) ||
+		    (m->version >= 3 && !mf_str(c, v, "target_stamp", m->verify_stamp,
+						sizeof(m->verify_stamp), true)))
 			return false;
-		if (!mf_status_ok(m->verify_status, true))
+		if (!mf_status_ok(m->verify_status, true, m->version))
 			return mf_fail(c, "unknown verify status \"%s\"", m->verify_status);
 	} else if (v->type != JSON_NULL) {
 		return mf_fail(c, "field \"verify\" must be an object or null");
@@ -686,11 +693,28 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 	if (!strcmp(m->status, "complete") && guac_manifest_done(m) != end - start)
 		MF_BAD("status is complete but only %" PRIu64 " of %" PRIu64 " bytes are done",
 		       guac_manifest_done(m), end - start);
+	/*
+	 * Verify progress needs its record (version 2 merges kept "verified"
+	 * without one: such a manifest's progress is ignored, not refused), and
+	 * a complete check has verified every done byte.
+	 */
+	for (i = 0; m->version >= 3 && i < m->nranges; i++) {
+		const struct guac_manifest_range *r = &m->range[i];
+
+		if (r->verified && !m->have_verify)
+			MF_BAD("range %u: verified %" PRIu64 " without a verify record", i,
+			       r->verified);
+		if (m->have_verify && !strcmp(m->verify_status, "complete") &&
+		    r->verified != r->done)
+			MF_BAD("the verify record is complete but range %u has %" PRIu64 " of %"
+			       PRIu64 " done bytes verified", i, r->verified, r->done);
+	}
 #undef MF_BAD
 	return true;
 }
 
-static bool mf_checksum(const struct guac_manifest *m, char *out, size_t size);
+static bool mf_checksum(const struct guac_manifest *m, unsigned int version, char *out,
+			size_t size);
 
 bool guac_manifest_load(const char *path, struct guac_manifest *m)
 {
@@ -736,7 +760,7 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 	} else if (!guac_manifest_consistent(m, c.err, sizeof(c.err))) {
 		guac_err("inconsistent manifest '%s': %s", path, c.err);
 		ok = false;
-	} else if (!mf_checksum(m, want, sizeof(want))) {
+	} else if (!mf_checksum(m, m->version, want, sizeof(want))) {
 		ok = false;
 	} else if (strcmp(sum, want)) {
 		/* After the structural checks, which name a clumsy edit more precisely. */
@@ -772,12 +796,12 @@ static void mf_nullable(FILE *f, const char *s)
  * it. The checksum covers this, so it is re-made from the decoded fields on
  * load: whitespace does not matter, any changed value does.
  */
-static void mf_print_fields(FILE *f, const struct guac_manifest *m)
+static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int version)
 {
 	unsigned int i;
 
 	fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tool\": \"guac\",\n"
-		"  \"tool_version\": ", GUAC_MANIFEST_FORMAT, GUAC_MANIFEST_VERSION);
+		"  \"tool_version\": ", GUAC_MANIFEST_FORMAT, version);
 	guac_json_string(f, m->tool_version);
 	fprintf(f, ",\n  \"stream_version\": %u,\n  \"origin\": %" PRIu64 ",\n"
 		"  \"stream_offset\": %" PRIu64 ",\n  \"device_offset\": %" PRIu64 ",\n"
@@ -816,16 +840,23 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m)
 		fputc('}', f);
 	}
 	fputs(m->nhistory ? "\n  ],\n  \"verify\": " : "],\n  \"verify\": ", f);
-	if (m->have_verify)
+	if (m->have_verify) {
 		fprintf(f, "{\"status\": \"%s\", \"bad_sectors\": %" PRIu64
-			", \"unreadable_sectors\": %" PRIu64 "}", m->verify_status,
+			", \"unreadable_sectors\": %" PRIu64, m->verify_status,
 			m->verify_bad_sectors, m->verify_unreadable_sectors);
-	else
+		if (version >= 3) {
+			fputs(", \"target_stamp\": ", f);
+			mf_nullable(f, m->verify_stamp);
+		}
+		fputc('}', f);
+	} else {
 		fputs("null", f);
+	}
 }
 
 /* "sha256:" and the hex SHA-256 of the canonical text; false after a message. */
-static bool mf_checksum(const struct guac_manifest *m, char *out, size_t size)
+static bool mf_checksum(const struct guac_manifest *m, unsigned int version, char *out,
+			size_t size)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0, i;
@@ -838,7 +869,7 @@ static bool mf_checksum(const struct guac_manifest *m, char *out, size_t size)
 		guac_err("out of memory");
 		return false;
 	}
-	mf_print_fields(f, m);
+	mf_print_fields(f, m, version);
 	ok = !fclose(f) && EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL) == 1 &&
 	     size > 7 + 2 * mdlen;
 	free(text);
@@ -856,8 +887,8 @@ void guac_manifest_print(FILE *f, const struct guac_manifest *m)
 {
 	char sum[96];
 
-	mf_print_fields(f, m);
-	if (mf_checksum(m, sum, sizeof(sum)))
+	mf_print_fields(f, m, m->version);
+	if (mf_checksum(m, m->version, sum, sizeof(sum)))
 		fprintf(f, ",\n  \"checksum\": \"%s\"", sum);
 	fputs("\n}\n", f);
 }
@@ -870,7 +901,7 @@ static const char *mf_bad_string(const struct guac_manifest *m)
 		{ "target.type", m->target_type }, { "target.serial", m->serial },
 		{ "target.wwid", m->wwid }, { "status", m->status }, { "error", m->error },
 		{ "started", m->started }, { "finished", m->finished },
-		{ "verify.status", m->verify_status },
+		{ "verify.status", m->verify_status }, { "verify.target_stamp", m->verify_stamp },
 	};
 	unsigned int i;
 
@@ -895,7 +926,7 @@ bool guac_manifest_save(const char *path, const struct guac_manifest *m)
 		guac_err("cannot write manifest '%s': its %s is not valid UTF-8", path, bad);
 		return false;
 	}
-	if (!mf_checksum(m, sum, sizeof(sum)))
+	if (!mf_checksum(m, GUAC_MANIFEST_VERSION, sum, sizeof(sum)))
 		return false;
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -906,7 +937,7 @@ bool guac_manifest_save(const char *path, const struct guac_manifest *m)
 			close(fd);
 		return false;
 	}
-	mf_print_fields(f, m);
+	mf_print_fields(f, m, GUAC_MANIFEST_VERSION);
 	fprintf(f, ",\n  \"checksum\": \"%s\"\n}\n", sum);
 	/* A manifest that says "done" must not outlive the data it describes, nor vice versa. */
 	if (fflush(f) || fsync(fd))

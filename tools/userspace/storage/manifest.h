@@ -13,7 +13,7 @@
 #include "io_engine.h"
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
-#define GUAC_MANIFEST_VERSION 2	/* 2: "checksum"; version 1 is refused */
+#define GUAC_MANIFEST_VERSION 3	/* 3: verify.target_stamp, "running"; 2 is read, 1 refused */
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
@@ -34,6 +34,7 @@ struct guac_manifest_history {
 };
 
 struct guac_manifest {
+	unsigned int version;		/* as read (2 or 3); saves write GUAC_MANIFEST_VERSION */
 	char tool_version[32];
 	unsigned int stream_version;
 	uint64_t origin;		/* stream origin block */
@@ -56,10 +57,17 @@ struct guac_manifest {
 	struct guac_manifest_range range[GUAC_MANIFEST_MAX_RANGES];
 	unsigned int nhistory;
 	struct guac_manifest_history history[GUAC_MANIFEST_MAX_HISTORY];
-	/* guac verify's saved progress, for --resume. */
+	/*
+	 * guac verify's saved progress, for --resume: "running" from before its
+	 * first read (a check killed mid-way leaves that), then "interrupted" or
+	 * "complete" (every done byte verified); the bad and unreadable sectors
+	 * in the verified parts; and the target's state when the check began
+	 * (guac_target_stamp()), so that a target changed since voids it.
+	 */
 	bool have_verify;
-	char verify_status[16];		/* "complete" or "interrupted" */
+	char verify_status[16];
 	uint64_t verify_bad_sectors, verify_unreadable_sectors;
+	char verify_stamp[128];		/* empty: unknown (version 2), never trusted */
 };
 
 /* Now as "2026-11-23T19:30:00Z". */

@@ -76,7 +76,7 @@ cp "$tmp/m0.json" "$tmp/m.json"
 "$GUAC" verify -m "$tmp/m.json" >/dev/null 2>&1
 "$GUAC" verify -m "$tmp/m.json" --resume >"$tmp/o" 2>&1
 check "--resume of a clean completed check: exit 0, already complete" \
-	"[ \$? -eq 0 ] && grep -q '^OK: the check was already complete' '$tmp/o'"
+	"[ \$? -eq 0 ] && grep -q '^OK: the recorded check of this fill was complete' '$tmp/o'"
 
 # --max-errors N stops at exactly N, however the bad sectors fall in reads and jobs.
 dd if=/dev/zero of="$f" bs=512 seek=1000 count=40 conv=notrunc status=none

@@ -64,7 +64,7 @@ mkfifo "$fifo"
 exec 3<>"$fifo"	# a writer that stays open and writes nothing
 
 # 1. Nothing ever comes: the reader thread waits in read() from the start.
-"$GUAC" verify "$fifo" >"$tmp/o1" 2>"$tmp/e1" 3>&- &
+"$GUAC" verify -n 1G "$fifo" >"$tmp/o1" 2>"$tmp/e1" 3>&- &
 interrupt $! 2
 check "stalled pipe, no data: one SIGINT ends it within 5 s" "[ $ended = yes ]"
 if [ "$rc" -eq 130 ] && grep -q '^INTERRUPTED: stopped after 0 bytes' "$tmp/o1" &&
@@ -78,7 +78,7 @@ fi
 
 # 2. 1000000 good bytes, then the writer stalls mid-block (256 KiB reads):
 # the bytes read before the stop are checked, nothing is a mismatch.
-"$GUAC" verify --json "$fifo" >"$tmp/o2" 2>"$tmp/e2" 3>&- &
+"$GUAC" verify -n 1G --json "$fifo" >"$tmp/o2" 2>"$tmp/e2" 3>&- &
 pid=$!
 "$GUAC" gen --length 1000000 >&3
 wait_read $pid 1000000
@@ -96,7 +96,7 @@ fi
 
 # 3. --seek: the bytes before the data are dropped on the main thread, which
 # the stall holds there; the signal ends that read too.
-"$GUAC" verify --seek 1M "$fifo" >"$tmp/o3" 2>"$tmp/e3" 3>&- &
+"$GUAC" verify -n 1G --seek 1M "$fifo" >"$tmp/o3" 2>"$tmp/e3" 3>&- &
 interrupt $! 1
 check "stalled pipe while dropping --seek bytes: exit 130 within 5 s, INTERRUPTED" \
 	"[ $ended = yes ] && [ $rc -eq 130 ] && grep -q '^INTERRUPTED: stopped after 0 bytes' '$tmp/o3' && [ ! -s '$tmp/e3' ]"

@@ -80,13 +80,13 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 	       strcmp(a->target_type, b->target_type) ? "target type" :
 	       strcmp(a->serial, b->serial) ? "target serial" :
 	       strcmp(a->wwid, b->wwid) ? "target wwid" :
+	       a->shard_count != b->shard_count ? "shard count" :
 	       /*
 		* A file is named by its path (its serial is its disk's); a block
 		* device by its serial and WWN, or its path where it has neither.
 		*/
 	       (!strcmp(a->target_type, "file") || (!a->serial[0] && !a->wwid[0])) &&
-	       strcmp(a->target_path, b->target_path) ? "target path" :
-	       a->shard_count != b->shard_count ? "shard count" : NULL;
+	       strcmp(a->target_path, b->target_path) ? "target path" : NULL;
 	return !*why;
 }
 
@@ -188,6 +188,13 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 	for (p = 0; p < nparts; p++) {
 		if (!guac_manifest_load(parts[p], &part))
 			return GUAC_EXIT_ERROR;
+		if (strcmp(part.status, "complete")) {
+			guac_err("'%s' (shard %u/%u) is %s: %" PRIu64 " of %" PRIu64 " bytes done; "
+				 "rerun that shard first", parts[p], part.shard_index,
+				 part.shard_count, part.status, guac_manifest_done(&part),
+				 guac_manifest_ranges_length(&part));
+			return GUAC_EXIT_FAIL;
+		}
 		if (!p) {
 			if (!manifest_merge_out_ok(out, &part, nparts, parts))
 				return GUAC_EXIT_ERROR;
@@ -209,13 +216,6 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 			return GUAC_EXIT_FAIL;
 		}
 		seen[part.shard_index] = 1;
-		if (strcmp(part.status, "complete")) {
-			guac_err("'%s' (shard %u/%u) is %s: %" PRIu64 " of %" PRIu64 " bytes done; "
-				 "rerun that shard first", parts[p], part.shard_index,
-				 part.shard_count, part.status, guac_manifest_done(&part),
-				 guac_manifest_ranges_length(&part));
-			return GUAC_EXIT_FAIL;
-		}
 		if (whole.nranges + part.nranges > GUAC_MANIFEST_MAX_RANGES) {
 			guac_err("more than %d ranges in all: use fewer --jobs per shard",
 				 GUAC_MANIFEST_MAX_RANGES);

@@ -137,7 +137,6 @@ struct verify_run {
 	uint64_t earlier_bad, earlier_unreadable;	/* the earlier run's, as loaded */
 	bool already_complete;		/* --resume of a check that had ended */
 	bool trust_progress;		/* --resume with a record it can trust */
-	bool progress_saved;		/* the manifest says "running" for this run */
 	FILE **job_lists;		/* every job's bad-list part, in order */
 	size_t njob_lists;
 
@@ -171,14 +170,15 @@ static void verify_usage(FILE *f)
 		"SOURCE or the recorded target (any copy works; a shorter one fails).\n\n"
 		"  -o, --offset BYTES   stream position of the first byte (default 0)\n"
 		"  -n, --length BYTES   bytes to check (default: to the end of the file or\n"
-		"                       device, of the input for a pipe, or of the manifest)\n"
+		"                       device, or of the manifest; a pipe needs it)\n"
 		"      --origin BLOCK   block index added to the position, mod 2^64 (default 0)\n"
 		"      --seek BYTES     byte of SOURCE where the stream data starts (default 0)\n"
 		"  -m, --manifest FILE  check what guac write recorded in FILE\n"
 		"      --skip BYTES     start this many bytes into the data (a sub-range; reports\n"
 		"                       still give true device byte offsets and LBAs)\n"
 		"      --resume         continue from the progress saved in the manifest; the\n"
-		"                       earlier run's findings are part of the result\n"
+		"                       earlier run's findings are part of the result (from\n"
+		"                       the start if the target changed since that run)\n"
 		"      --shard K/N      check part K of N, exactly as guac write --shard K/N\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP work alone\n"
@@ -214,6 +214,9 @@ static void verify_usage(FILE *f)
 		"fixed, whatever the size.\n"
 		"A progress line (bytes, rate, ETA) goes to standard error when it is a\n"
 		"terminal.\n" GUAC_NUMBERS_HELP "\n"
+		"OK (exit 0) means every byte described (by the options, or the manifest and\n"
+		"--skip, --length or --shard) was compared, now or by the check resumed, and\n"
+		"matched; the OK line names a shard or sub-range when it checked one.\n"
 		"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
 		"2 a usage error or unreadable sectors, 130 interrupted.\n",
 		guac_nr_cpus(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);

@@ -127,6 +127,16 @@ check "R4: and offset 0's bytes do not pass for them (exit $rc)" "[ $rc -eq 1 ]"
 "$GUAC" write e4.img --offset $X --length 64K --jobs 4 >/dev/null 2>&1
 check "R4: a write with jobs across 2^64 writes the stream" "cmp -s e4.img e3.ref"
 
+# The diagnosis too: an older fill's data past 2^64 is that fill's (STALE_ORIGIN).
+"$GUAC" write e5.img --offset $X --length 64K --origin 5 -m e5.json >/dev/null 2>&1
+"$GUAC" write e5.img --offset $X --length 64K --origin 9 -m e5.json >/dev/null 2>&1
+"$GUAC" gen --origin 5 --offset $X --length 64K |
+	dd of=e5.img bs=512 skip=40 seek=40 count=1 conv=notrunc status=none
+"$GUAC" verify -m e5.json >out 2>&1
+rc=$?
+check "R4: a stale sector past 2^64 is named STALE_ORIGIN (exit $rc)" \
+	"[ $rc -eq 1 ] && grep -q '^classes: 1 STALE_ORIGIN (origin 5)' out"
+
 # R5: a bad sector dropped by --max-errors is not counted as verified. Job 0
 # meets its bad sector 8 MiB into its first block, long after job 1 has
 # taken the budget with the one 1000 bytes into its own: job 0's is dropped,

@@ -293,6 +293,18 @@ static double diag_entropy(const uint8_t *p, size_t n)
 }
 
 /*
+ * Stream bytes of pass @p at stream offset @soff, which is @p's stream_offset
+ * plus a distance that may cross 2^64 bytes (stream offsets here are their
+ * low 64 bits): the distance, not @soff, says where, through guac_stream_at(),
+ * so a pass across 2^64 continues at block 2^58 as it was written.
+ */
+static void diag_pass_fill(const struct guac_diag_config *cfg, const struct guac_diag_pass *p,
+			   uint8_t *buf, uint64_t soff, size_t len)
+{
+	guac_stream_at(cfg->impl, buf, p->origin, p->stream_offset, soff - p->stream_offset, len);
+}
+
+/*
  * Does history entry @h cover device byte @dev? If so, *@soff is the stream
  * offset it wrote there.
  */
@@ -320,10 +332,10 @@ static long diag_find_stale(const struct guac_diag_config *cfg, uint64_t dev, si
 		if (!diag_history_at(&cfg->history[i], dev, &soff))
 			continue;
 		/* 64 bytes first: most origins are rejected at the cost of one block. */
-		guac_stream_fill(cfg->impl, scratch, cfg->history[i].origin, soff + skip, quick);
+		diag_pass_fill(cfg, &cfg->history[i], scratch, soff + skip, quick);
 		if (memcmp(scratch, data, quick))
 			continue;
-		guac_stream_fill(cfg->impl, scratch, cfg->history[i].origin, soff + skip, n);
+		diag_pass_fill(cfg, &cfg->history[i], scratch, soff + skip, n);
 		if (!memcmp(scratch, data, n))
 			return (long)i;
 	}
@@ -430,7 +442,7 @@ bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
 static bool diag_local(const struct guac_diag_config *cfg, const struct guac_diag_sector *s,
 		       struct guac_diag_result *r, uint8_t *want, uint8_t *scratch)
 {
-	guac_stream_fill(cfg->impl, want, cfg->pass.origin, s->stream_offset, cfg->sector);
+	diag_pass_fill(cfg, &cfg->pass, want, s->stream_offset, cfg->sector);
 	return guac_diag_local(cfg, s->stream_offset, s->data, want, scratch, r);
 }
 
@@ -504,7 +516,11 @@ static uint64_t diag_lba_stream(const struct diag_search_state *st, uint64_t lba
 
 static uint64_t diag_lba_key_block(const struct diag_search_state *st, uint64_t lba)
 {
-	return st->cfg->pass.origin + ((diag_lba_stream(st, lba) + st->key_pos) >> GUAC_BLOCK_SHIFT);
+	const struct guac_diag_pass *p = &st->cfg->pass;
+	struct guac_spos at = guac_spos_add(guac_spos_of(p->stream_offset),
+					    diag_lba_stream(st, lba) + st->key_pos - p->stream_offset);
+
+	return p->origin + at.block;
 }
 
 /* Smallest power of two >= @v (v <= 2^63). */
@@ -563,7 +579,7 @@ static void diag_check(struct diag_search_state *st, size_t i, uint64_t lba, uin
 	atomic_fetch_add(&st->candidates, 1);
 	if (atomic_load(&st->found[i]))
 		return;		/* by another thread meanwhile */
-	guac_stream_fill(cfg->impl, buf, cfg->pass.origin, diag_lba_stream(st, lba), cfg->sector);
+	diag_pass_fill(cfg, &cfg->pass, buf, diag_lba_stream(st, lba), cfg->sector);
 	if (memcmp(buf, st->sectors[i].data, cfg->sector))
 		return;
 	pthread_mutex_lock(&st->lock);

@@ -6,6 +6,18 @@
 tap_n=0
 tap_fails=0
 
+# The guac the userspace suites drive: $GUAC, else the build's, relative to
+# the top of the tree, where make runs them.
+GUAC=${GUAC:-build/userspace/guac}
+
+# tap_tmpdir: a fresh directory in $tmp, removed at exit. A suite with more
+# to undo first (loop devices, mounts, open descriptors) defines tap_cleanup.
+tap_cleanup() { :; }
+tap_tmpdir() {
+	tmp=$(mktemp -d)
+	trap 'tap_cleanup; rm -rf "$tmp"' EXIT
+}
+
 tap_begin() {
 	echo "TAP version 13"
 }

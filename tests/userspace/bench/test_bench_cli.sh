@@ -12,10 +12,8 @@
 # throughput per thread and the scaling efficiency.
 # Benchmarks measure; nothing here judges a speed. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 
 # query FILE PYTHON-EXPRESSION: evaluate over the parsed JSON document `d`.
 query() {

@@ -4,7 +4,6 @@
 # guac gen from the outside: the published vectors, positions, errors and
 # exit codes. TAP output; exit status non-zero on any failure.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
 
 # check_eq DESCRIPTION EXPECTED ACTUAL

@@ -9,8 +9,7 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 GUAC=${GUAC:-$top/build/userspace/guac}
 export GUAC
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 # expect DESCRIPTION STATUS COMMAND...: the command exits with STATUS.
 expect() {
 	desc=$1 want=$2

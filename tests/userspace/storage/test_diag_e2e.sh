@@ -14,7 +14,6 @@
 # and a clean check, unchanged; stale data of two origins counted apart, and
 # a sector only partly checked left unclassified. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
 
 S=4096				# the sector size verify is asked for
@@ -22,13 +21,11 @@ SIZE=$((8 << 20))
 OLD=77				# origin of the first pass
 NEW=1000			# origin of the pass verified
 
-tmp=$(mktemp -d)
+tap_tmpdir
 loop=""
-cleanup() {
+tap_cleanup() {
 	[ -z "$loop" ] || losetup -d "$loop"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # put TARGET LBA: standard input becomes sector LBA of TARGET, durably.

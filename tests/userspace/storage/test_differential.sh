@@ -11,10 +11,8 @@
 # --seed S, or --seed S --case I -v for one case); DIFFERENTIAL_ARGS passes
 # options (--seed S, --seconds T, --cases N). TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 trap 'exit 130' INT TERM
 
 tap_begin

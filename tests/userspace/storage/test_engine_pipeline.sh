@@ -12,17 +12,14 @@
 # EIO on a byte range: this kernel may have no device-mapper for dm-error.
 # Needs root for the loop device of the Ctrl-C case. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 CC=${CC:-cc}
 . "$(dirname "$0")/../tap.sh"
 
-tmp=$(mktemp -d)
+tap_tmpdir
 loop=""
-cleanup() {
+tap_cleanup() {
 	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Drop what differs between two runs of the same check: the timings.

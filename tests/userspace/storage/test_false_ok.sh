@@ -8,16 +8,13 @@
 # simplest reference there is: `guac gen` of the described range and cmp.
 # Every case failed before the fix. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
+tap_tmpdir
 loop= mnt=
-cleanup() {
+tap_cleanup() {
 	[ -z "$mnt" ] || umount "$mnt" 2>/dev/null
 	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
 trap 'exit 130' INT TERM
 cd "$tmp" || exit 2
 case $GUAC in /*) ;; *) GUAC=$OLDPWD/$GUAC ;; esac

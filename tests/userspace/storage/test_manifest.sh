@@ -8,10 +8,8 @@
 # write with a clear message and exit status 2, the target left untouched;
 # shard merges keep every part's history. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 
 tap_begin
 f=$tmp/f m=$tmp/m.json

@@ -7,10 +7,8 @@
 # checks the coverage (no gap, no overlap, all complete, one fill) and the
 # merged manifest verifies. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 
 tap_begin
 f=$tmp/f

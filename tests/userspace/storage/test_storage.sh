@@ -11,18 +11,15 @@
 # Needs root (losetup, mount): make check runs as root, so without them the
 # suite fails, naming what is missing, rather than pass a skip. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
 
-tmp=$(mktemp -d)
+tap_tmpdir
 loops=""
 mnts=""
-cleanup() {
+tap_cleanup() {
 	for m in $mnts; do umount "$m" 2>/dev/null; done
 	for l in $loops; do losetup -d "$l" 2>/dev/null; done
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 

@@ -6,10 +6,8 @@
 # for a second mid-way, longer than the progress period, so a line is due
 # whatever the machine's speed. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 
 cat >"$tmp/slow.sh" <<SLOW
 #!/bin/sh

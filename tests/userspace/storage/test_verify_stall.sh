@@ -10,11 +10,10 @@
 # every thread of it sleeps (the reader in read(), the main thread waiting
 # for it). A 5 s guard kills a guac that does not end. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
 
-tmp=$(mktemp -d)
-trap 'exec 3>&-; rm -rf "$tmp"' EXIT
+tap_tmpdir
+tap_cleanup() { exec 3>&-; }
 trap 'exit 130' INT TERM
 
 # blocked PID THREADS: wait, 10 s at most, until process PID catches SIGINT

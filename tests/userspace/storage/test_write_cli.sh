@@ -5,10 +5,8 @@
 # lands where it says, and every wrong argument is refused with a message
 # and exit status 2 before a single byte of the target changes. TAP output.
 set -u
-GUAC=${GUAC:-build/userspace/guac}
 . "$(dirname "$0")/../tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 
 tap_begin
 f=$tmp/f

@@ -145,6 +145,23 @@ const char *guac_fmt_bytes(char *buf, size_t size, double bytes)
 	return buf;
 }
 
+const char *guac_fmt_rate(char *buf, size_t size, double bytes_per_second)
+{
+	if (bytes_per_second >= 1e9)
+		snprintf(buf, size, "%.2f GB/s", bytes_per_second / 1e9);
+	else
+		snprintf(buf, size, "%.1f MB/s", bytes_per_second / 1e6);
+	return buf;
+}
+
+const char *guac_fmt_duration(char *buf, size_t size, double s)
+{
+	unsigned long t = (unsigned long)(s + 0.5);
+
+	snprintf(buf, size, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+	return buf;
+}
+
 double guac_now(void)
 {
 	struct timespec ts;

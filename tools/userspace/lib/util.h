@@ -35,6 +35,10 @@ int guac_write_all(int fd, const void *buf, size_t len);
 /* Format a byte count as "1.50 GiB" into @buf. */
 const char *guac_fmt_bytes(char *buf, size_t size, double bytes);
 
+/* "12.3 MB/s" or "1.23 GB/s" and "h:mm:ss": shared by the progress lines and reports. */
+const char *guac_fmt_rate(char *buf, size_t size, double bytes_per_second);
+const char *guac_fmt_duration(char *buf, size_t size, double seconds);
+
 /* Monotonic time in seconds. */
 double guac_now(void);
 

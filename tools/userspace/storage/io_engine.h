@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The I/O engine shared by guac write and guac verify: it opens a target
- * (regular file, block device, or for verify a pipe), splits a byte range of
- * it into contiguous parts, one per thread, and moves the data with
+ * The I/O engine shared by guac write and guac verify: it splits a byte range
+ * of a target (target.h: a regular file, a block device, or for verify a
+ * pipe) into contiguous parts, one per thread, and moves the data with
  * pwrite/pread loops that handle short transfers, EINTR and (for reads) EIO
  * sector by sector. The commands only fill or check buffers.
  *
@@ -26,58 +26,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "target.h"
 
 #define GUAC_IO_MAX_JOBS 256
 #define GUAC_IO_DEFAULT_BS (1u << 20)
 #define GUAC_IO_MAX_BS (64u << 20)
 #define GUAC_IO_ALIGN 4096u		/* buffer alignment that suits O_DIRECT everywhere */
-
-enum guac_target_kind { GUAC_TARGET_FILE, GUAC_TARGET_BLOCK, GUAC_TARGET_STREAM };
-
-/* Direct I/O choice: default (direct for block devices only), forced on or off. */
-enum guac_direct { GUAC_DIRECT_DEFAULT, GUAC_DIRECT_ON, GUAC_DIRECT_OFF };
-
-struct guac_target {
-	char path[4096];
-	int fd;
-	enum guac_target_kind kind;
-	bool direct;			/* opened with O_DIRECT */
-	bool writable;
-	uint64_t size;			/* bytes; 0 for a stream */
-	unsigned int sector;		/* logical sector size (512 for files) */
-	char serial[256];		/* block devices, when sysfs exposes them */
-	char wwid[256];
-};
-
-/*
- * Open @path for reading or writing. Writing never creates or truncates a
- * block device; a regular file is created if missing (never truncated).
- * @sync adds O_DSYNC. Returns false after a message naming the problem; in
- * particular, a forced --direct on a file system without O_DIRECT support
- * (tmpfs) is refused, never silently done through the page cache.
- */
-bool guac_target_open(struct guac_target *t, const char *path, bool write,
-		      enum guac_direct direct, bool sync);
-
-/* Size, kind, sector and identity of @path without opening it for I/O. */
-bool guac_target_probe(struct guac_target *t, const char *path);
-
-void guac_target_close(struct guac_target *t);
-
-/* The logical sector of the disk under the directory of @path (a file to be created). */
-unsigned int guac_dir_sector(const char *path);
-
-/*
- * What a file or block device is now, as a string that changes when its data
- * may have: a file's inode, size, and modification and change times; a block
- * device's size (writes to a disk change no time stamp a reader can see).
- * guac verify records it with its progress; a --resume that finds another
- * starts afresh. False (and "") for a pipe.
- */
-bool guac_target_stamp(const struct guac_target *t, char *buf, size_t size);
-
-/* "direct" or "buffered", for reports. */
-const char *guac_target_mode(const struct guac_target *t);
 
 /* Injectable system calls: tests replace them to produce EIO or short I/O. */
 struct guac_io_ops {
@@ -165,9 +119,5 @@ uint64_t guac_io_done(const struct guac_io *io);
  * (which then wakes a stream's reader); only the third signal kills.
  */
 void guac_io_catch_signals(atomic_bool *stop);
-
-/* "12.3 MB/s" or "1.23 GB/s" and "h:mm:ss": shared by the progress lines and reports. */
-const char *guac_fmt_rate(char *buf, size_t size, double bytes_per_second);
-const char *guac_fmt_duration(char *buf, size_t size, double seconds);
 
 #endif /* GUAC_IO_ENGINE_H */

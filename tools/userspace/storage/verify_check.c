@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * guac verify: check that a file, block device or pipe holds a segment of the
- * stream, as written by guac write (with its manifest), `dd if=/dev/guac` or
- * `guac gen`, and say exactly which bytes are wrong and why.
+ * guac verify's check (verify_run.h): the I/O engine's use, the plan, the
+ * progress saved for --resume, and the verdict.
  *
  * The work is a list of segments (one without a manifest, one per manifest
  * range with it), each read by the I/O engine with --jobs threads on
@@ -19,61 +18,25 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cmds.h"
 #include "diag.h"
 #include "io_engine.h"
-#include "libguac.h"
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
 #include "verify.h"
+#include "verify_run.h"
 
 #define VERIFY_DEFAULT_BS (256u << 10)	/* one read; stays in L2 until compared */
 #define VERIFY_SLICE (32u << 10)	/* generated then compared while in L1 */
-#define VERIFY_SHOWN_RANGES 20
-#define VERIFY_DIAG_MAX 1000		/* bad sectors kept for the diagnosis */
-#define VERIFY_HISTORY GUAC_MANIFEST_MAX_HISTORY
 #define VERIFY_EXIT_INTERRUPTED 130
-#define VERIFY_SAVE_SECONDS 10		/* between progress saves in a long check */
-
-/* A contiguous stretch to check: device bytes and the stream bytes they should hold. */
-struct verify_segment {
-	uint64_t device_offset, length;
-	struct guac_spos stream;	/* the stream position at device_offset */
-	uint64_t resume;		/* bytes already verified (--resume) */
-	int range;			/* manifest range index, or -1 */
-};
-
-/* One bad sector kept for the diagnosis. */
-struct verify_sample {
-	uint64_t device_offset, stream_offset;
-	uint8_t *data;
-	bool other;			/* the local checks left it to the search */
-};
-
-/*
- * Bad sectors by class, from the local checks (guac_diag_local()), over all
- * of them: cls[GUAC_DIAG_UNKNOWN] counts OTHER (left to the search), stale[i]
- * the STALE_ORIGIN sectors of history entry i (newest first), unclassified
- * the sectors only partly inside the range checked.
- */
-struct verify_classes {
-	uint64_t cls[GUAC_DIAG_CLASS_COUNT];
-	uint64_t stale[VERIFY_HISTORY];
-	uint64_t unclassified;
-};
 
 /* Per engine job: its own findings, merged in order after the segment. */
 struct verify_job {
@@ -91,143 +54,12 @@ struct verify_job {
 	struct verify_classes classes;
 };
 
-struct verify_run {
-	/* Options. */
-	const char *path, *manifest_path, *bad_list_path, *shard_arg, *shards_arg;
-	uint64_t offset, origin, seek, skip, length, bs, jobs, max_errors;
-	bool length_given, seek_given, skip_given, bs_given, json, resume;
-	struct guac_shard shard;
-	enum guac_direct direct;
-	unsigned int sector;		/* report granularity; 0: the target's */
-	int impl;
-
-	/* The work. */
-	struct guac_target target;
-	struct guac_manifest *manifest;
-	struct verify_segment *seg;
-	unsigned int nseg;
-	bool bounded;			/* the length is known */
-	bool subrange;			/* --skip, --length or --shard: not the whole manifest */
-	bool recorded_target;		/* SOURCE is the manifest's target: progress is saved */
-	char stamp[128];		/* the target's state before the first read */
-	const char *restart_why;	/* --resume found no record it could trust */
-	uint64_t first_dev;		/* the first byte checked, for the report */
-	struct guac_spos first_stream;
-	uint64_t stream_pos;		/* a pipe: bytes read from it so far */
-	uint64_t end;			/* device byte after the range checked */
-	uint64_t planned;		/* bytes the segments hold */
-	uint64_t incomplete;		/* manifest bytes never written */
-	uint64_t progress_done;		/* segments behind, for the progress line */
-
-	/* Results. */
-	atomic_bool stop;
-	atomic_uint_fast64_t errors;	/* bad + unreadable sectors, for --max-errors */
-	bool max_reached, interrupted, short_data, fatal;
-	uint64_t short_at;		/* device byte where the data ended */
-	int fatal_errno;
-	uint64_t fatal_pos;
-	uint64_t checked;
-	double seconds;
-	struct guac_badlog mismatch, unreadable;
-	struct guac_range mismatch_kept[VERIFY_SHOWN_RANGES];
-	struct guac_range unreadable_kept[VERIFY_SHOWN_RANGES];
-	int first_errno;
-	uint64_t first_error_pos;
-	uint64_t prior_bad, prior_unreadable;	/* from the manifest, with --resume */
-	uint64_t earlier_bad, earlier_unreadable;	/* the earlier run's, as loaded */
-	bool already_complete;		/* --resume of a check that had ended */
-	bool trust_progress;		/* --resume with a record it can trust */
-	FILE **job_lists;		/* every job's bad-list part, in order */
-	size_t njob_lists;
-
-	/* The diagnosis: one config for the local checks and the search. */
-	bool classify;			/* the sector size allows it */
-	struct guac_diag_config diag_cfg;
-	struct guac_diag_pass diag_history[VERIFY_HISTORY];
-	struct verify_classes classes;	/* all jobs' */
-	uint64_t other_searched;	/* OTHER sectors the search was given */
-	uint64_t searched[GUAC_DIAG_CLASS_COUNT];	/* what it made of them */
-
-	pthread_mutex_t sample_lock;
-	struct verify_sample sample[2 * VERIFY_DIAG_MAX];
-	size_t nsample, nfirst, nother;	/* kept: all, the first ones, OTHER ones */
-	atomic_bool first_full, other_full;	/* no lock taken once both are */
-	struct guac_diag_result diag[2 * VERIFY_DIAG_MAX];
-	size_t ndiag;
-	bool diag_ran;
-	struct guac_diag_search search;
-};
-
-static void verify_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: guac verify [OPTIONS] SOURCE\n"
-		"       guac verify --manifest FILE [OPTIONS] [SOURCE]\n\n"
-		"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
-		"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
-		"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
-		"writes. With --manifest, what guac write recorded is checked instead, on\n"
-		"SOURCE or the recorded target (any copy works; a shorter one fails).\n\n"
-		"  -o, --offset BYTES   stream position of the first byte (default 0)\n"
-		"  -n, --length BYTES   bytes to check (default: to the end of the file or\n"
-		"                       device, or of the manifest; a pipe needs it)\n"
-		"      --origin BLOCK   block index added to the position, mod 2^64 (default 0)\n"
-		"      --seek BYTES     byte of SOURCE where the stream data starts (default 0)\n"
-		"  -m, --manifest FILE  check what guac write recorded in FILE\n"
-		"      --skip BYTES     start this many bytes into the data (a sub-range; reports\n"
-		"                       still give true device byte offsets and LBAs)\n"
-		"      --resume         continue from the progress saved in the manifest; the\n"
-		"                       earlier run's findings are part of the result (from\n"
-		"                       the start if the target changed since that run)\n"
-		"      --shard K/N      check part K of N, exactly as guac write --shard K/N\n"
-		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
-		"                       SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP work alone\n"
-		"      --direct         O_DIRECT reads, from the media, not the page cache\n"
-		"                       (default for block devices; refused where impossible)\n"
-		"      --buffered       read through the page cache, even a block device\n"
-		"      --bs BYTES       bytes per read system call (default 256K)\n"
-		"  -j, --jobs N         reader threads, each on its own contiguous part (default:\n"
-		"                       one per CPU, here %u); pipes are read by one, from\n"
-		"                       their byte 0 (the bytes before the data are dropped)\n"
-		"      --sector SIZE    512 or 4096: granularity of the reported bad ranges\n"
-		"                       (default: the device's logical sector, else 512)\n"
-		"      --max-errors N   stop at N bad or unreadable sectors (default: never)\n"
-		"      --bad-list FILE  write every bad range, one per line, split where\n"
-		"                       the class changes:\n"
-		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n"
-		"      --json           print a JSON summary on standard output instead of text\n"
-		"      --impl NAME      generator: auto, generic, sse2, avx2 or avx512\n"
-		"      --version        print the version\n"
-		"  -h, --help           show this help\n\n"
-		"Reports OK with the byte count and throughput, or each bad range (whole\n"
-		"sectors, adjacent ones merged, the first %u listed, then totals), the first\n"
-		"differing byte with the expected and actual values, unreadable sectors\n"
-		"(read errors are retried sector by sector and the check goes on), short data\n"
-		"(the end of SOURCE before the length), the class of every bad sector (zeros,\n"
-		"ones, torn, stale origin, scattered damage, or OTHER), and for the first %u\n"
-		"bad sectors, and the first as many OTHER ones (searched for misdirected or\n"
-		"wrapped data), a diagnosis line each.\n"
-		"The I/O mode (direct or buffered) is part of the report. An empty SOURCE\n"
-		"fails unless --length is 0. Ctrl-C stops with a summary of what was found\n"
-		"(during the diagnosis, it ends the search); with a manifest, a check of the\n"
-		"recorded target saves its progress there for --resume. Memory use is\n"
-		"fixed, whatever the size.\n"
-		"A progress line (bytes, rate, ETA) goes to standard error when it is a\n"
-		"terminal.\n" GUAC_NUMBERS_HELP "\n"
-		"OK (exit 0) means every byte described (by the options, or the manifest and\n"
-		"--skip, --length or --shard) was compared, now or by the check resumed, and\n"
-		"matched; the OK line names a shard or sub-range when it checked one.\n"
-		"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
-		"2 a usage error or unreadable sectors, 130 interrupted.\n",
-		guac_nr_cpus(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
-}
-
 /*
  * The diagnosis config, from diag.h: the pass being verified and the
  * manifest's history, newest first. Set once the plan is made, before the
  * reads, so every job classifies its bad sectors as it finds them.
  */
-static void verify_diag_setup(struct verify_run *run)
+void verify_diag_setup(struct verify_run *run)
 {
 	struct guac_diag_pass pass;
 	size_t i;
@@ -257,18 +89,26 @@ static void verify_diag_setup(struct verify_run *run)
 	}
 }
 
+static int verify_sample_cmp(const void *a, const void *b)
+{
+	const struct verify_sample *x = a, *y = b;
+
+	return x->device_offset < y->device_offset ? -1 : x->device_offset > y->device_offset;
+}
+
 /*
  * The diagnosis lines, and the misdirection search: the sectors kept (the
- * first VERIFY_DIAG_MAX bad ones, and the first VERIFY_DIAG_MAX OTHER ones) in
- * one batch, because the search sweeps the pass range once for all of them.
+ * first VERIFY_DIAG_MAX bad ones, and the first VERIFY_DIAG_MAX OTHER ones),
+ * sorted by position, in one batch, because the search sweeps the pass range once for all of them.
  * Kept behind this function and verify_classify() so the rest of verify
  * knows nothing of how the classification works.
  */
-static void verify_diagnose(struct verify_run *run)
+void verify_diagnose(struct verify_run *run)
 {
 	struct guac_diag_sector *sectors;
 	size_t i, n = 0;
 
+	qsort(run->sample, run->nsample, sizeof(run->sample[0]), verify_sample_cmp);
 	if (!run->nsample || !run->classify)
 		return;
 	sectors = calloc(run->nsample, sizeof(*sectors));
@@ -288,13 +128,6 @@ static void verify_diagnose(struct verify_run *run)
 		}
 	}
 	free(sectors);
-}
-
-static int verify_sample_cmp(const void *a, const void *b)
-{
-	const struct verify_sample *x = a, *y = b;
-
-	return x->device_offset < y->device_offset ? -1 : x->device_offset > y->device_offset;
 }
 
 /*
@@ -607,7 +440,7 @@ static bool verify_discard(struct verify_run *run, uint64_t dev)
 }
 
 /* Check one segment; false when the run must end (EOF, interrupt, fatal error). */
-static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
+bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 {
 	static struct guac_io io;
 	static struct verify_job vj[GUAC_IO_MAX_JOBS];
@@ -716,7 +549,7 @@ static bool verify_segment(struct verify_run *run, struct verify_segment *seg)
  * --bad-list: the jobs' parts in order, ranges touching across parts merged
  * when their kind and class are the same.
  */
-static bool verify_write_bad_list(struct verify_run *run)
+bool verify_write_bad_list(struct verify_run *run)
 {
 	char kind[16], pkind[16] = "", cls[32], pcls[32] = "";
 	uint64_t a, b, pa = 0, pb = 0, la, lb;
@@ -761,620 +594,6 @@ static bool verify_write_bad_list(struct verify_run *run)
 	return true;
 }
 
-/*
- * The verdict. One rule decides it, and with it the exit status: OK only when
- * every byte of the range described (by the arguments, or by the manifest and
- * --skip, --length or --shard) was compared, in this run or in the recorded
- * run it resumed, and matched; and the manifest records every byte of that
- * range as written. Every other outcome is a named state that is not OK:
- * error (read errors, unreadable sectors), interrupted, empty, mismatch
- * (bad, short or unwritten data, --max-errors), or unchecked, which no
- * known path reaches: it stands guard over the rule itself.
- */
-
-/* Bytes of the described range compared: in this run, and in the run resumed. */
-static uint64_t verify_covered(const struct verify_run *run)
-{
-	uint64_t sum = run->checked;
-	unsigned int i;
-
-	for (i = 0; i < run->nseg; i++)
-		sum += run->seg[i].resume;
-	return sum;
-}
-
-/* Nothing to compare, and nobody asked for zero bytes: an empty file or device. */
-static bool verify_empty(const struct verify_run *run)
-{
-	return !run->manifest && !run->checked && !run->short_data && !run->length_given &&
-	       !run->unreadable.nranges && !run->fatal && !run->interrupted;
-}
-
-/* What this run found, and what the earlier run it resumed had found: one result. */
-static bool verify_mismatch(const struct verify_run *run)
-{
-	return run->mismatch.nranges || run->short_data || run->incomplete || verify_empty(run) ||
-	       run->earlier_bad || run->max_reached;
-}
-
-static bool verify_unreadable_any(const struct verify_run *run)
-{
-	return run->unreadable.nranges || run->earlier_unreadable;
-}
-
-static const char *verify_result(const struct verify_run *run)
-{
-	if (run->fatal || verify_unreadable_any(run))
-		return "error";
-	if (run->interrupted)
-		return "interrupted";
-	if (verify_empty(run))
-		return "empty";
-	if (verify_mismatch(run))
-		return "mismatch";
-	if (!run->bounded || verify_covered(run) != run->planned)
-		return "unchecked";
-	return "ok";
-}
-
-static bool verify_ok(const struct verify_run *run)
-{
-	return !strcmp(verify_result(run), "ok");
-}
-
-static int verify_exit_status(const struct verify_run *run)
-{
-	const char *r = verify_result(run);
-
-	if (!strcmp(r, "ok"))
-		return GUAC_EXIT_OK;
-	if (!strcmp(r, "error"))
-		return GUAC_EXIT_ERROR;
-	if (!strcmp(r, "interrupted"))
-		return VERIFY_EXIT_INTERRUPTED;
-	return GUAC_EXIT_FAIL;
-}
-
-static double verify_cpu_seconds(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static void verify_json_ranges(const struct guac_badlog *log)
-{
-	uint64_t i;
-
-	for (i = 0; i < log->nranges && i < log->cap; i++)
-		printf("%s{\"start\":%" PRIu64 ",\"length\":%" PRIu64 "}", i ? "," : "",
-		       log->kept[i].start, log->kept[i].end - log->kept[i].start);
-}
-
-/* The local classes in report order, OTHER (left to the search) last. */
-static const enum guac_diag_class verify_class_order[] = {
-	GUAC_DIAG_ALL_ZERO, GUAC_DIAG_ALL_ONES, GUAC_DIAG_TORN, GUAC_DIAG_STALE_ORIGIN,
-	GUAC_DIAG_PARTIAL_MATCH, GUAC_DIAG_OK,
-};
-static const enum guac_diag_class verify_search_order[] = {
-	GUAC_DIAG_MISDIRECTED, GUAC_DIAG_WRAPPED, GUAC_DIAG_UNKNOWN,
-};
-#define VERIFY_NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-static uint64_t verify_other(const struct verify_run *run)
-{
-	return run->classes.cls[GUAC_DIAG_UNKNOWN];
-}
-
-/*
- * "classes: 1500 ALL_ZERO, 1200 STALE_ORIGIN (origin 7), 3 TORN, 5 OTHER (all
- * 5 searched: 4 MISDIRECTED, 1 UNKNOWN)": every bad sector of this run.
- */
-static void verify_classes_text(const struct verify_run *run)
-{
-	const struct verify_classes *c = &run->classes;
-	const char *sep = "", *ssep = " (";
-	size_t i, j, nstale = 0;
-
-	if (!run->classify)
-		return;
-	printf("classes:");
-	for (i = 0; i < VERIFY_NELEM(verify_class_order); i++) {
-		enum guac_diag_class k = verify_class_order[i];
-
-		if (!c->cls[k])
-			continue;
-		printf("%s %" PRIu64 " %s", sep, c->cls[k], guac_diag_class_name(k));
-		sep = ",";
-		if (k != GUAC_DIAG_STALE_ORIGIN)
-			continue;
-		for (j = 0; j < run->diag_cfg.nhistory; j++)
-			nstale += c->stale[j] != 0;
-		/* One origin: "(origin 7)"; several: "(origin 7: 1000, origin 5: 200)". */
-		for (j = 0; j < run->diag_cfg.nhistory; j++) {
-			if (!c->stale[j])
-				continue;
-			if (nstale == 1)
-				printf(" (origin %" PRIu64 ")", run->diag_history[j].origin);
-			else
-				printf("%sorigin %" PRIu64 ": %" PRIu64, ssep,
-				       run->diag_history[j].origin, c->stale[j]);
-			ssep = ", ";
-		}
-		if (nstale > 1)
-			printf(")");
-	}
-	if (verify_other(run)) {
-		ssep = ": ";
-
-		printf("%s %" PRIu64 " OTHER (", sep, verify_other(run));
-		if (run->other_searched == verify_other(run))
-			printf("all %" PRIu64 " searched", run->other_searched);
-		else
-			printf("the first %" PRIu64 " searched", run->other_searched);
-		for (i = 0; i < VERIFY_NELEM(verify_search_order); i++) {
-			enum guac_diag_class k = verify_search_order[i];
-
-			if (!run->searched[k])
-				continue;
-			printf("%s%" PRIu64 " %s", ssep, run->searched[k], guac_diag_class_name(k));
-			ssep = ", ";
-		}
-		if (run->other_searched < verify_other(run))
-			printf("; %" PRIu64 " not searched: the search takes at most %u",
-			       verify_other(run) - run->other_searched, VERIFY_DIAG_MAX);
-		printf(")");
-		sep = ",";
-	}
-	if (c->unclassified)
-		printf("%s %" PRIu64 " unclassified (only part of the sector was checked)", sep,
-		       c->unclassified);
-	printf("\n");
-}
-
-static void verify_classes_json(const struct verify_run *run)
-{
-	const struct verify_classes *c = &run->classes;
-	const char *sep = "";
-	size_t i;
-
-	printf(",\"classes\":{");
-	for (i = 0; i < VERIFY_NELEM(verify_class_order); i++) {
-		if (verify_class_order[i] == GUAC_DIAG_OK)
-			continue;
-		printf("%s\"%s\":%" PRIu64, i ? "," : "",
-		       guac_diag_class_name(verify_class_order[i]), c->cls[verify_class_order[i]]);
-	}
-	printf(",\"OTHER\":%" PRIu64 ",\"unclassified\":%" PRIu64 "},\"stale_origins\":[",
-	       verify_other(run), c->unclassified);
-	for (i = 0; i < run->diag_cfg.nhistory; i++) {
-		if (!c->stale[i])
-			continue;
-		printf("%s{\"origin\":%" PRIu64 ",\"sectors\":%" PRIu64 "}", sep,
-		       run->diag_history[i].origin, c->stale[i]);
-		sep = ",";
-	}
-	printf("],\"search_bound\":%u,\"other_searched\":%" PRIu64
-	       ",\"other_not_searched\":%" PRIu64 ",\"searched_classes\":{", VERIFY_DIAG_MAX,
-	       run->other_searched, verify_other(run) - run->other_searched);
-	for (i = 0; i < VERIFY_NELEM(verify_search_order); i++)
-		printf("%s\"%s\":%" PRIu64, i ? "," : "",
-		       guac_diag_class_name(verify_search_order[i]),
-		       run->searched[verify_search_order[i]]);
-	printf("}");
-}
-
-static void verify_report_json(const struct verify_run *run)
-{
-	const struct guac_badlog *log = &run->mismatch;
-	double cpu = verify_cpu_seconds(), secs = run->seconds;
-	char soff[32];
-	size_t i;
-
-	printf("{\"source\":");
-	guac_json_string(stdout, run->path);
-	printf(",\"result\":\"%s\",\"io_mode\":\"%s\",\"offset\":%s,\"origin\":%" PRIu64
-	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
-	       ",\"block_size\":%" PRIu64 ",\"bytes_described\":%" PRIu64
-	       ",\"bytes_compared\":%" PRIu64 ",\"shard\":",
-	       verify_result(run), guac_target_mode(&run->target),
-	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
-	       run->first_dev, run->sector, guac_impl_names[run->impl], run->jobs, run->bs,
-	       run->planned, verify_covered(run));
-	if (run->shard.count > 1) {
-		printf("{\"index\":%u,\"count\":%u,\"from\":", run->shard.index, run->shard.count);
-		guac_json_string(stdout, run->shard.source);
-		printf("},");
-	} else {
-		printf("null,");
-	}
-	if (run->manifest) {
-		printf("\"manifest\":");
-		guac_json_string(stdout, run->manifest_path);
-		printf(",");
-	}
-	if (run->bounded)
-		printf("\"length\":%" PRIu64 ",", run->planned);
-	else
-		printf("\"length\":null,");
-	printf("\"bytes_checked\":%" PRIu64 ",\"short\":%s,\"interrupted\":%s,"
-	       "\"max_errors_reached\":%s,\"incomplete_bytes\":%" PRIu64 ",\"seconds\":%.6f,"
-	       "\"bytes_per_second\":%.0f,\"cpu_seconds\":%.6f,\"bytes_per_cpu_second\":%.0f,"
-	       "\"bad_sectors\":%" PRIu64 ",\"bad_bytes\":%" PRIu64 ",\"bad_ranges\":%" PRIu64
-	       ",\"ranges\":[",
-	       run->checked, run->short_data ? "true" : "false",
-	       run->interrupted ? "true" : "false", run->max_reached ? "true" : "false",
-	       run->incomplete, secs, secs > 0 ? run->checked / secs : 0.0, cpu,
-	       cpu > 0 ? run->checked / cpu : 0.0, log->bad_sectors + run->earlier_bad,
-	       log->bad_bytes, log->nranges);
-	verify_json_ranges(log);
-	printf("],\"first_mismatch\":");
-	if (log->have_first)
-		printf("{\"byte\":%" PRIu64 ",\"expected\":%u,\"actual\":%u}", log->first_pos,
-		       log->first_expected, log->first_actual);
-	else
-		printf("null");
-	printf(",\"unreadable_sectors\":%" PRIu64 ",\"unreadable_ranges\":%" PRIu64
-	       ",\"unreadable\":[", run->unreadable.bad_sectors + run->earlier_unreadable,
-	       run->unreadable.nranges);
-	verify_json_ranges(&run->unreadable);
-	printf("]");
-	if (run->resume)
-		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64
-		       ",\"already_complete\":%s", run->earlier_bad, run->earlier_unreadable,
-		       run->already_complete ? "true" : "false");
-	if (run->mismatch.nranges)
-		verify_classes_json(run);
-	printf(",\"search_interrupted\":%s", run->search.interrupted ? "true" : "false");
-	printf(",\"diagnosed_sectors\":%zu,\"diagnosis\":[", run->ndiag);
-	for (i = 0; i < run->ndiag; i++) {
-		printf("%s{\"byte\":%" PRIu64 ",\"lba\":%" PRIu64 ",\"class\":", i ? "," : "",
-		       run->sample[i].device_offset, run->sample[i].device_offset / run->sector);
-		guac_diag_json(stdout, &run->diag[i], run->sector);
-		printf("}");
-	}
-	printf("],\"error\":");
-	if (run->fatal)
-		guac_json_string(stdout, strerror(run->fatal_errno));
-	else if (run->first_errno)
-		guac_json_string(stdout, strerror(run->first_errno));
-	else
-		printf("null");
-	printf("}\n");
-}
-
-static void verify_text_ranges(const struct verify_run *run, const struct guac_badlog *log)
-{
-	uint64_t i;
-
-	for (i = 0; i < log->nranges && i < log->cap; i++) {
-		const struct guac_range *r = &log->kept[i];
-		uint64_t first = r->start / run->sector, last = (r->end - 1) / run->sector;
-
-		printf("  bytes %" PRIu64 "-%" PRIu64 " (%" PRIu64 " bytes, sector%s %" PRIu64,
-		       r->start, r->end - 1, r->end - r->start, first == last ? "" : "s", first);
-		if (first != last)
-			printf("-%" PRIu64, last);
-		printf(")\n");
-	}
-	if (log->nranges > log->cap)
-		printf("  ... and %" PRIu64 " more ranges\n", log->nranges - log->cap);
-}
-
-/*
- * What of the fill the check covered, when not all of it: ", shard 1/2 of
- * the fill (from SLURM_ARRAY_TASK_ID)" or ", fill bytes 0-4095 only".
- */
-static void verify_scope(const struct verify_run *run, char *buf, size_t size)
-{
-	buf[0] = 0;
-	if (run->shard.count > 1)
-		snprintf(buf, size, ", shard %u/%u of the %s (from %s)", run->shard.index,
-			 run->shard.count, run->manifest ? "fill" : "data", run->shard.source);
-	else if (run->manifest && run->subrange)
-		snprintf(buf, size, ", fill bytes %" PRIu64 "-%" PRIu64 " only", run->skip,
-			 run->end - run->manifest->device_offset - 1);
-}
-
-static void verify_report_text(const struct verify_run *run)
-{
-	const struct guac_badlog *log = &run->mismatch;
-	char human[32], speed[32], line[512], scope[160];
-	double secs = run->seconds;
-	size_t i;
-
-	guac_fmt_bytes(human, sizeof(human), (double)run->checked);
-	verify_scope(run, scope, sizeof(scope));
-	if (verify_empty(run)) {
-		printf("EMPTY: '%s' holds no data to check\n", run->path);
-	} else if (run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
-		printf("MISMATCH: the check was already complete: it had found %" PRIu64
-		       " bad and %" PRIu64 " unreadable %u-byte sectors (their places are in "
-		       "that run's output and --bad-list); nothing left to resume\n",
-		       run->earlier_bad, run->earlier_unreadable, run->sector);
-	} else if (run->already_complete && verify_ok(run)) {
-		guac_fmt_bytes(human, sizeof(human), (double)run->planned);
-		printf("OK: the recorded check of this fill was complete: all %" PRIu64 " bytes "
-		       "(%s) matched%s, and the target is unchanged since (%s); nothing left to "
-		       "resume\n", run->planned, human, scope,
-		       run->target.kind == GUAC_TARGET_BLOCK ? "its size: a block device's "
-		       "writes leave no time stamp" : "its inode, size and times");
-	} else if (run->already_complete) {
-		printf("RESUMED: the recorded check had compared every written byte, all matching; "
-		       "nothing left to resume\n");
-	} else if (verify_ok(run)) {
-		double cpu = verify_cpu_seconds();
-		uint64_t covered = verify_covered(run);
-		char soff[32], all[32];
-
-		guac_fmt_rate(speed, sizeof(speed), secs > 0 ? run->checked / secs : 0.0);
-		guac_fmt_bytes(all, sizeof(all), (double)covered);
-		printf("OK: %" PRIu64 " bytes (%s) match the stream at offset %s, origin %" PRIu64
-		       "%s", covered, all, guac_spos_str(soff, sizeof(soff), run->first_stream),
-		       run->origin, scope);
-		if (covered != run->checked)
-			printf("; %" PRIu64 " of them checked by the run resumed", covered -
-			       run->checked);
-		printf("; %.3f s, %s, %.2f GB per CPU-second\n", secs, speed,
-		       cpu > 0 ? run->checked / cpu / 1e9 : 0.0);
-	}
-	if (!strcmp(verify_result(run), "unchecked"))
-		printf("NOT CHECKED: %" PRIu64 " of the %" PRIu64 " bytes described were not "
-		       "compared: no verdict can be given for them\n",
-		       run->planned - (verify_covered(run) < run->planned ? verify_covered(run) :
-				       run->planned), run->planned);
-	if (run->restart_why)
-		printf("NOTE: --resume started from the beginning: %s\n", run->restart_why);
-	if (run->interrupted)
-		printf("INTERRUPTED: stopped after %" PRIu64 " bytes (%s) checked; the findings "
-		       "so far follow%s\n", run->checked, human,
-		       run->manifest ? " (progress saved in the manifest: --resume continues)" : "");
-	if (run->max_reached)
-		printf("STOPPED: --max-errors %" PRIu64 " reached after %" PRIu64 " bytes (%s)\n",
-		       run->max_errors, run->checked, human);
-	if (log->nranges) {
-		printf("MISMATCH: %" PRIu64 " bad %u-byte sector%s in %" PRIu64 " range%s, %" PRIu64
-		       " bytes differ, of %" PRIu64 " bytes (%s) checked\n",
-		       log->bad_sectors, run->sector, log->bad_sectors == 1 ? "" : "s",
-		       log->nranges, log->nranges == 1 ? "" : "s", log->bad_bytes, run->checked,
-		       human);
-		verify_text_ranges(run, log);
-		printf("first difference at byte %" PRIu64 ": expected 0x%02x, got 0x%02x\n",
-		       log->first_pos, log->first_expected, log->first_actual);
-		verify_classes_text(run);
-	}
-	if (run->unreadable.nranges) {
-		printf("UNREADABLE: %" PRIu64 " %u-byte sector%s in %" PRIu64 " range%s could not "
-		       "be read (%s), even one sector at a time\n", run->unreadable.bad_sectors,
-		       run->sector, run->unreadable.bad_sectors == 1 ? "" : "s",
-		       run->unreadable.nranges, run->unreadable.nranges == 1 ? "" : "s",
-		       strerror(run->first_errno));
-		verify_text_ranges(run, &run->unreadable);
-	}
-	if (run->short_data)
-		printf("SHORT: the data ends at byte %" PRIu64 ", %" PRIu64 " bytes before the "
-		       "requested %" PRIu64 "\n", run->short_at, run->end - run->short_at, run->end);
-	if (run->incomplete)
-		printf("INCOMPLETE: the manifest records %" PRIu64 " bytes that were never "
-		       "written (status \"%s\"); only the written ones were checked\n",
-		       run->incomplete, run->manifest->status);
-	if (!run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
-		char soff[32];
-
-		printf("RESUMED: this run checked %" PRIu64 " bytes (%s) from byte %" PRIu64
-		       " (stream offset %s)%s\n", run->checked, human, run->first_dev,
-		       guac_spos_str(soff, sizeof(soff), run->first_stream),
-		       run->mismatch.nranges || run->unreadable.nranges ? "" : ", all matching");
-		printf("MISMATCH: RESUMED: the earlier run had found %" PRIu64 " bad and %" PRIu64
-		       " unreadable %u-byte sectors before where this one started (byte %" PRIu64
-		       "); the manifest keeps only their count: their places are in that run's "
-		       "output and --bad-list\n", run->earlier_bad, run->earlier_unreadable,
-		       run->sector, run->first_dev);
-	}
-	if (run->ndiag && run->ndiag == run->nfirst) {
-		printf("DIAGNOSIS of the first %zu bad sector%s:\n", run->ndiag,
-		       run->ndiag == 1 ? "" : "s");
-	} else if (run->ndiag) {
-		printf("DIAGNOSIS of %zu bad sectors: the first %zu found, and %zu more of class "
-		       "OTHER (the search takes the first %u OTHER ones):\n", run->ndiag, run->nfirst,
-		       run->ndiag - run->nfirst, VERIFY_DIAG_MAX);
-	}
-	if (run->ndiag) {
-		for (i = 0; i < run->ndiag; i++)
-			printf("  sector %" PRIu64 " (byte %" PRIu64 "): %s\n",
-			       run->sample[i].device_offset / run->sector, run->sample[i].device_offset,
-			       guac_diag_describe(&run->diag[i], run->sector, line, sizeof(line)));
-		if (run->search.interrupted)
-			printf("  search interrupted: not exhaustive (Ctrl-C); an UNKNOWN sector may "
-			       "hold data from a place not searched\n");
-	}
-	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors\n",
-	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
-	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector);
-}
-
-static int verify_parse(struct verify_run *run, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'n' },
-		{ "origin", required_argument, NULL, 'r' },
-		{ "seek", required_argument, NULL, 'S' },
-		{ "manifest", required_argument, NULL, 'm' },
-		{ "skip", required_argument, NULL, 'k' },
-		{ "resume", no_argument, NULL, 'R' },
-		{ "direct", no_argument, NULL, 'D' },
-		{ "buffered", no_argument, NULL, 'B' },
-		{ "bs", required_argument, NULL, 'b' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "sector", required_argument, NULL, 's' },
-		{ "max-errors", required_argument, NULL, 'E' },
-		{ "bad-list", required_argument, NULL, 'L' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "impl", required_argument, NULL, 'i' },
-		{ "shard", required_argument, NULL, 'H' },
-		{ "shards", required_argument, NULL, 'N' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool offset_given = false, origin_given = false;
-	uint64_t v;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "o:n:j:m:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!guac_parse_u64("offset", optarg, &run->offset))
-				return GUAC_EXIT_ERROR;
-			offset_given = true;
-			break;
-		case 'n':
-			if (!guac_parse_u64("length", optarg, &run->length))
-				return GUAC_EXIT_ERROR;
-			run->length_given = true;
-			break;
-		case 'r':
-			if (!guac_parse_u64("origin", optarg, &run->origin))
-				return GUAC_EXIT_ERROR;
-			origin_given = true;
-			break;
-		case 'S':
-			if (!guac_parse_u64("seek", optarg, &run->seek))
-				return GUAC_EXIT_ERROR;
-			run->seek_given = true;
-			break;
-		case 'm':
-			run->manifest_path = optarg;
-			break;
-		case 'k':
-			if (!guac_parse_u64("skip", optarg, &run->skip))
-				return GUAC_EXIT_ERROR;
-			run->skip_given = true;
-			break;
-		case 'R':
-			run->resume = true;
-			break;
-		case 'D':
-		case 'B':
-			if (run->direct != GUAC_DIRECT_DEFAULT) {
-				guac_err("--direct and --buffered exclude each other");
-				return GUAC_EXIT_ERROR;
-			}
-			run->direct = c == 'D' ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
-			break;
-		case 'b':
-			if (!guac_parse_u64("block size", optarg, &run->bs))
-				return GUAC_EXIT_ERROR;
-			if (run->bs < 512 || run->bs > GUAC_IO_MAX_BS) {
-				guac_err("invalid block size '%s': expected 512 to 64M", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			run->bs_given = true;
-			break;
-		case 'j':
-			if (!guac_parse_u64("job count", optarg, &run->jobs))
-				return GUAC_EXIT_ERROR;
-			if (!run->jobs || run->jobs > GUAC_IO_MAX_JOBS) {
-				guac_err("invalid job count '%s': expected 1 to %u", optarg,
-					 GUAC_IO_MAX_JOBS);
-				return GUAC_EXIT_ERROR;
-			}
-			break;
-		case 's':
-			if (!guac_parse_u64("sector size", optarg, &v))
-				return GUAC_EXIT_ERROR;
-			if (v != 512 && v != 4096) {
-				guac_err("invalid sector size '%s': expected 512 or 4096", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			run->sector = (unsigned int)v;
-			break;
-		case 'E':
-			if (!guac_parse_u64("error limit", optarg, &run->max_errors))
-				return GUAC_EXIT_ERROR;
-			if (!run->max_errors) {
-				guac_err("invalid --max-errors '%s': expected at least 1", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			break;
-		case 'L':
-			run->bad_list_path = optarg;
-			break;
-		case 'J':
-			run->json = true;
-			break;
-		case 'i':
-			run->impl = guac_parse_impl(optarg);
-			break;
-		case 'H':
-			run->shard_arg = optarg;
-			break;
-		case 'N':
-			run->shards_arg = optarg;
-			break;
-		case 'V':
-			guac_print_version();
-			exit(GUAC_EXIT_OK);
-		case 'h':
-			verify_usage(stdout);
-			exit(GUAC_EXIT_OK);
-		default:
-			fprintf(stderr, "Try 'guac verify --help'.\n");
-			return GUAC_EXIT_ERROR;
-		}
-	}
-	if (run->manifest_path && (offset_given || origin_given || run->seek_given)) {
-		guac_err("--offset, --origin and --seek come from the manifest; use --skip and "
-			 "--length for a sub-range");
-		return GUAC_EXIT_ERROR;
-	}
-	if (run->resume && !run->manifest_path) {
-		guac_err("--resume needs --manifest (the progress is saved there)");
-		return GUAC_EXIT_ERROR;
-	}
-	if (run->resume && (run->skip_given || run->length_given)) {
-		guac_err("--resume continues the whole check: no --skip or --length with it");
-		return GUAC_EXIT_ERROR;
-	}
-	/* Like guac write: a range past 2^64 would wrap and check the wrong bytes. */
-	if (run->seek + run->skip < run->seek) {
-		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " overflows", run->seek, run->skip);
-		return GUAC_EXIT_ERROR;
-	}
-	if (run->length_given && run->seek + run->skip + run->length < run->seek + run->skip) {
-		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " + --length %" PRIu64 " overflows",
-			 run->seek, run->skip, run->length);
-		return GUAC_EXIT_ERROR;
-	}
-	if (run->manifest_path && run->length_given && !run->length) {
-		guac_err("--length 0 with --manifest checks nothing");
-		return GUAC_EXIT_ERROR;
-	}
-	if (!guac_shard_parse(&run->shard, run->shard_arg, run->shards_arg))
-		return GUAC_EXIT_ERROR;
-	/* Without a manifest, --length is the whole data's, as for guac write --shard. */
-	if (run->shard.count > 1 && (run->skip_given || run->resume ||
-				     (run->manifest_path && run->length_given))) {
-		guac_err("--shard (%s) chooses the range: no --skip, --resume, or --length with "
-			 "--manifest", run->shard.source);
-		return GUAC_EXIT_ERROR;
-	}
-	if (optind + 1 < argc) {
-		guac_err("unexpected argument '%s' after SOURCE", argv[optind + 1]);
-		return GUAC_EXIT_ERROR;
-	}
-	if (optind == argc && !run->manifest_path) {
-		guac_err("missing SOURCE (a file, a block device, or - for standard input)");
-		return GUAC_EXIT_ERROR;
-	}
-	run->path = optind < argc ? argv[optind] : NULL;
-	return GUAC_EXIT_OK;
-}
-
 static void verify_add_segment(struct verify_run *run, uint64_t dev, struct guac_spos stream,
 			       uint64_t len, uint64_t resume, int range)
 {
@@ -1397,7 +616,7 @@ static void verify_add_segment(struct verify_run *run, uint64_t dev, struct guac
  * end standing in for what is not given. A range outside the part is refused;
  * bytes in it the manifest does not record as written are INCOMPLETE, never OK.
  */
-static bool verify_plan_manifest(struct verify_run *run)
+bool verify_plan_manifest(struct verify_run *run)
 {
 	struct guac_manifest *m = run->manifest;
 	struct guac_spos fill = guac_spos_of(m->stream_offset);
@@ -1490,7 +709,7 @@ static bool verify_plan_manifest(struct verify_run *run)
 	return true;
 }
 
-static bool verify_plan_plain(struct verify_run *run)
+bool verify_plan_plain(struct verify_run *run)
 {
 	uint64_t avail, start = run->seek + run->skip;
 	struct guac_spos data = guac_spos_of(run->offset);
@@ -1563,7 +782,7 @@ static bool verify_records_progress(const struct verify_run *run)
  * before the first read, goes with it: a --resume that finds the target
  * changed since starts afresh.
  */
-static void verify_save_progress(struct verify_run *run, bool running)
+void verify_save_progress(struct verify_run *run, bool running)
 {
 	struct guac_manifest *m = run->manifest;
 	bool complete = true;
@@ -1589,7 +808,7 @@ static void verify_save_progress(struct verify_run *run, bool running)
  * that were not), with the target unchanged since the check began. Otherwise
  * the check starts from the beginning and the report says why.
  */
-static void verify_take_record(struct verify_run *run)
+void verify_take_record(struct verify_run *run)
 {
 	static char why[512];
 	const struct guac_manifest *m = run->manifest;
@@ -1615,7 +834,7 @@ static void verify_take_record(struct verify_run *run)
 }
 
 /* Whether SOURCE is the file or device the manifest recorded (not a copy). */
-static bool verify_is_recorded_target(const struct verify_run *run)
+bool verify_is_recorded_target(const struct verify_run *run)
 {
 	struct stat a, b;
 
@@ -1631,7 +850,7 @@ static bool verify_is_recorded_target(const struct verify_run *run)
 }
 
 /* The first byte checked, device and stream, for the report (after --skip, --resume). */
-static void verify_first_byte(struct verify_run *run)
+void verify_first_byte(struct verify_run *run)
 {
 	unsigned int i;
 
@@ -1647,115 +866,76 @@ static void verify_first_byte(struct verify_run *run)
 	}
 }
 
-int guac_cmd_verify(int argc, char **argv)
+/*
+ * The verdict. One rule decides it, and with it the exit status: OK only when
+ * every byte of the range described (by the arguments, or by the manifest and
+ * --skip, --length or --shard) was compared, in this run or in the recorded
+ * run it resumed, and matched; and the manifest records every byte of that
+ * range as written. Every other outcome is a named state that is not OK:
+ * error (read errors, unreadable sectors), interrupted, empty, mismatch
+ * (bad, short or unwritten data, --max-errors), or unchecked, which no
+ * known path reaches: it stands guard over the rule itself.
+ */
+
+/* Bytes of the described range compared: in this run, and in the run resumed. */
+uint64_t verify_covered(const struct verify_run *run)
 {
-	static struct verify_run run;
-	static struct guac_manifest manifest;
+	uint64_t sum = run->checked;
 	unsigned int i;
-	double saved;
-	int ret;
 
-	run.impl = guac_impl_best();
-	run.jobs = guac_nr_cpus();
-	pthread_mutex_init(&run.sample_lock, NULL);
-	ret = verify_parse(&run, argc, argv);
-	if (ret)
-		return ret;
-	if (run.manifest_path) {
-		if (!guac_manifest_load(run.manifest_path, &manifest))
-			return GUAC_EXIT_ERROR;
-		run.manifest = &manifest;
-		if (!run.path)
-			run.path = manifest.target_path;
-	}
-	if (!guac_target_open(&run.target, run.path, false, run.direct, false))
+	for (i = 0; i < run->nseg; i++)
+		sum += run->seg[i].resume;
+	return sum;
+}
+
+/* Nothing to compare, and nobody asked for zero bytes: an empty file or device. */
+bool verify_empty(const struct verify_run *run)
+{
+	return !run->manifest && !run->checked && !run->short_data && !run->length_given &&
+	       !run->unreadable.nranges && !run->fatal && !run->interrupted;
+}
+
+/* What this run found, and what the earlier run it resumed had found: one result. */
+static bool verify_mismatch(const struct verify_run *run)
+{
+	return run->mismatch.nranges || run->short_data || run->incomplete || verify_empty(run) ||
+	       run->earlier_bad || run->max_reached;
+}
+
+static bool verify_unreadable_any(const struct verify_run *run)
+{
+	return run->unreadable.nranges || run->earlier_unreadable;
+}
+
+const char *verify_result(const struct verify_run *run)
+{
+	if (run->fatal || verify_unreadable_any(run))
+		return "error";
+	if (run->interrupted)
+		return "interrupted";
+	if (verify_empty(run))
+		return "empty";
+	if (verify_mismatch(run))
+		return "mismatch";
+	if (!run->bounded || verify_covered(run) != run->planned)
+		return "unchecked";
+	return "ok";
+}
+
+bool verify_ok(const struct verify_run *run)
+{
+	return !strcmp(verify_result(run), "ok");
+}
+
+int verify_exit_status(const struct verify_run *run)
+{
+	const char *r = verify_result(run);
+
+	if (!strcmp(r, "ok"))
+		return GUAC_EXIT_OK;
+	if (!strcmp(r, "error"))
 		return GUAC_EXIT_ERROR;
-	guac_target_stamp(&run.target, run.stamp, sizeof(run.stamp));
-	if (run.target.fd == STDIN_FILENO && run.target.kind == GUAC_TARGET_FILE) {
-		/* `guac verify - < file` checks from where the shell left the file. */
-		off_t cur = lseek(STDIN_FILENO, 0, SEEK_CUR);
-
-		run.seek += cur > 0 ? (uint64_t)cur : 0;
-	}
-	if (run.target.kind == GUAC_TARGET_STREAM)
-		run.jobs = 1;	/* a pipe is read by one thread, whatever --jobs says */
-	if (run.manifest) {
-		run.recorded_target = verify_is_recorded_target(&run);
-		if (run.resume && !run.recorded_target) {
-			guac_err("--resume continues the check of the manifest's target '%s', not "
-				 "of '%s'", manifest.target_path, run.path);
-			return GUAC_EXIT_ERROR;
-		}
-		if (run.resume)
-			verify_take_record(&run);
-	}
-	if (run.manifest && !verify_plan_manifest(&run))
-		return GUAC_EXIT_ERROR;
-	if (!run.manifest && !verify_plan_plain(&run))
-		return GUAC_EXIT_ERROR;
-	if (run.bs % run.sector) {
-		/* A read must end on a sector boundary, or a sector is seen in two pieces. */
-		if (run.bs_given) {
-			guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector verify "
-				 "reports in (--sector or the manifest's)", run.bs, run.sector);
-			return GUAC_EXIT_ERROR;
-		}
-		run.bs = (run.bs + run.sector - 1) / run.sector * run.sector;
-	}
-	verify_first_byte(&run);
-	verify_diag_setup(&run);
-	if (run.target.direct && run.bs % run.target.sector) {
-		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector O_DIRECT needs",
-			 run.bs, run.target.sector);
-		return GUAC_EXIT_ERROR;
-	}
-	if (run.manifest && run.manifest->serial[0] && run.target.serial[0] &&
-	    strcmp(run.manifest->serial, run.target.serial))
-		guac_err("note: '%s' has serial %s, the manifest's target had %s (a copy?)",
-			 run.path, run.target.serial, run.manifest->serial);
-	guac_badlog_init(&run.mismatch, run.mismatch_kept, VERIFY_SHOWN_RANGES);
-	guac_badlog_init(&run.unreadable, run.unreadable_kept, VERIFY_SHOWN_RANGES);
-
-	if (run.manifest && !run.subrange && !run.recorded_target)
-		/* The manifest's progress is its target's: a copy's check is no part of it. */
-		guac_err("note: progress not saved in '%s': '%s' is not its target '%s'",
-			 run.manifest_path, run.path, manifest.target_path);
-
-	guac_io_catch_signals(&run.stop);
-	verify_save_progress(&run, true);
-	saved = guac_now();
-	for (i = 0; i < run.nseg && !run.already_complete; i++) {
-		if (run.seg[i].length == run.seg[i].resume) {
-			run.progress_done += run.seg[i].length;
-			continue;
-		}
-		if (!verify_segment(&run, &run.seg[i]))
-			break;
-		/* A manifest of many ranges records its progress as it goes, now and then. */
-		if (guac_now() - saved >= VERIFY_SAVE_SECONDS) {
-			verify_save_progress(&run, true);
-			saved = guac_now();
-		}
-	}
-	guac_target_close(&run.target);
-	/* Stopped before every byte was compared (a stop that came later changes nothing). */
-	if (atomic_load(&run.stop) && !run.max_reached && !run.fatal && !run.short_data &&
-	    verify_covered(&run) < run.planned)
-		run.interrupted = true;
-	verify_save_progress(&run, false);
-	if (run.bad_list_path && !verify_write_bad_list(&run))
-		ret = GUAC_EXIT_ERROR;
-	qsort(run.sample, run.nsample, sizeof(run.sample[0]), verify_sample_cmp);
-	verify_diagnose(&run);
-
-	if (run.json)
-		verify_report_json(&run);
-	else
-		verify_report_text(&run);
-	if (run.fatal)
-		guac_err("read error on '%s' at byte %" PRIu64 ": %s", run.path, run.fatal_pos,
-			 strerror(run.fatal_errno));
-	for (i = 0; i < run.nsample; i++)
-		free(run.sample[i].data);
-	return ret ? GUAC_EXIT_ERROR : verify_exit_status(&run);
+	if (!strcmp(r, "interrupted"))
+		return VERIFY_EXIT_INTERRUPTED;
+	return GUAC_EXIT_FAIL;
 }

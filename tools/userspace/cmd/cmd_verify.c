@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * guac verify: check that a file, block device or pipe holds a segment of the
+ * stream, as written by guac write (with its manifest), `dd if=/dev/guac` or
+ * `guac gen`, and say exactly which bytes are wrong and why.
+ *
+ * The command: its help, its options and the main flow. The check is
+ * storage/verify_check.c, the reports storage/verify_report.c; verify_run.h
+ * holds the run they share.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "io_engine.h"
+#include "libguac.h"
+#include "manifest.h"
+#include "shard.h"
+#include "util.h"
+#include "verify_run.h"
+
+#define VERIFY_SAVE_SECONDS 10		/* between progress saves in a long check */
+
+static void verify_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: guac verify [OPTIONS] SOURCE\n"
+		"       guac verify --manifest FILE [OPTIONS] [SOURCE]\n\n"
+		"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
+		"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
+		"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
+		"writes. With --manifest, what guac write recorded is checked instead, on\n"
+		"SOURCE or the recorded target (any copy works; a shorter one fails).\n\n"
+		"  -o, --offset BYTES   stream position of the first byte (default 0)\n"
+		"  -n, --length BYTES   bytes to check (default: to the end of the file or\n"
+		"                       device, or of the manifest; a pipe needs it)\n"
+		"      --origin BLOCK   block index added to the position, mod 2^64 (default 0)\n"
+		"      --seek BYTES     byte of SOURCE where the stream data starts (default 0)\n"
+		"  -m, --manifest FILE  check what guac write recorded in FILE\n"
+		"      --skip BYTES     start this many bytes into the data (a sub-range; reports\n"
+		"                       still give true device byte offsets and LBAs)\n"
+		"      --resume         continue from the progress saved in the manifest; the\n"
+		"                       earlier run's findings are part of the result (from\n"
+		"                       the start if the target changed since that run)\n"
+		"      --shard K/N      check part K of N, exactly as guac write --shard K/N\n"
+		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
+		"                       SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP work alone\n"
+		"      --direct         O_DIRECT reads, from the media, not the page cache\n"
+		"                       (default for block devices; refused where impossible)\n"
+		"      --buffered       read through the page cache, even a block device\n"
+		"      --bs BYTES       bytes per read system call (default 256K)\n"
+		"  -j, --jobs N         reader threads, each on its own contiguous part (default:\n"
+		"                       one per CPU, here %u); pipes are read by one, from\n"
+		"                       their byte 0 (the bytes before the data are dropped)\n"
+		"      --sector SIZE    512 or 4096: granularity of the reported bad ranges\n"
+		"                       (default: the device's logical sector, else 512)\n"
+		"      --max-errors N   stop at N bad or unreadable sectors (default: never)\n"
+		"      --bad-list FILE  write every bad range, one per line, split where\n"
+		"                       the class changes:\n"
+		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n"
+		"      --json           print a JSON summary on standard output instead of text\n"
+		"      --impl NAME      generator: auto, generic, sse2, avx2 or avx512\n"
+		"      --version        print the version\n"
+		"  -h, --help           show this help\n\n"
+		"Reports OK with the byte count and throughput, or each bad range (whole\n"
+		"sectors, adjacent ones merged, the first %u listed, then totals), the first\n"
+		"differing byte with the expected and actual values, unreadable sectors\n"
+		"(read errors are retried sector by sector and the check goes on), short data\n"
+		"(the end of SOURCE before the length), the class of every bad sector (zeros,\n"
+		"ones, torn, stale origin, scattered damage, or OTHER), and for the first %u\n"
+		"bad sectors, and the first as many OTHER ones (searched for misdirected or\n"
+		"wrapped data), a diagnosis line each.\n"
+		"The I/O mode (direct or buffered) is part of the report. An empty SOURCE\n"
+		"fails unless --length is 0. Ctrl-C stops with a summary of what was found\n"
+		"(during the diagnosis, it ends the search); with a manifest, a check of the\n"
+		"recorded target saves its progress there for --resume. Memory use is\n"
+		"fixed, whatever the size.\n"
+		"A progress line (bytes, rate, ETA) goes to standard error when it is a\n"
+		"terminal.\n" GUAC_NUMBERS_HELP "\n"
+		"OK (exit 0) means every byte described (by the options, or the manifest and\n"
+		"--skip, --length or --shard) was compared, now or by the check resumed, and\n"
+		"matched; the OK line names a shard or sub-range when it checked one.\n"
+		"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
+		"2 a usage error or unreadable sectors, 130 interrupted.\n",
+		guac_nr_cpus(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
+}
+
+static int verify_parse(struct verify_run *run, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offset", required_argument, NULL, 'o' },
+		{ "length", required_argument, NULL, 'n' },
+		{ "origin", required_argument, NULL, 'r' },
+		{ "seek", required_argument, NULL, 'S' },
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "skip", required_argument, NULL, 'k' },
+		{ "resume", no_argument, NULL, 'R' },
+		{ "direct", no_argument, NULL, 'D' },
+		{ "buffered", no_argument, NULL, 'B' },
+		{ "bs", required_argument, NULL, 'b' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "sector", required_argument, NULL, 's' },
+		{ "max-errors", required_argument, NULL, 'E' },
+		{ "bad-list", required_argument, NULL, 'L' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "impl", required_argument, NULL, 'i' },
+		{ "shard", required_argument, NULL, 'H' },
+		{ "shards", required_argument, NULL, 'N' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool offset_given = false, origin_given = false;
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:n:j:m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!guac_parse_u64("offset", optarg, &run->offset))
+				return GUAC_EXIT_ERROR;
+			offset_given = true;
+			break;
+		case 'n':
+			if (!guac_parse_u64("length", optarg, &run->length))
+				return GUAC_EXIT_ERROR;
+			run->length_given = true;
+			break;
+		case 'r':
+			if (!guac_parse_u64("origin", optarg, &run->origin))
+				return GUAC_EXIT_ERROR;
+			origin_given = true;
+			break;
+		case 'S':
+			if (!guac_parse_u64("seek", optarg, &run->seek))
+				return GUAC_EXIT_ERROR;
+			run->seek_given = true;
+			break;
+		case 'm':
+			run->manifest_path = optarg;
+			break;
+		case 'k':
+			if (!guac_parse_u64("skip", optarg, &run->skip))
+				return GUAC_EXIT_ERROR;
+			run->skip_given = true;
+			break;
+		case 'R':
+			run->resume = true;
+			break;
+		case 'D':
+		case 'B':
+			if (run->direct != GUAC_DIRECT_DEFAULT) {
+				guac_err("--direct and --buffered exclude each other");
+				return GUAC_EXIT_ERROR;
+			}
+			run->direct = c == 'D' ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
+			break;
+		case 'b':
+			if (!guac_parse_u64("block size", optarg, &run->bs))
+				return GUAC_EXIT_ERROR;
+			if (run->bs < 512 || run->bs > GUAC_IO_MAX_BS) {
+				guac_err("invalid block size '%s': expected 512 to 64M", optarg);
+				return GUAC_EXIT_ERROR;
+			}
+			run->bs_given = true;
+			break;
+		case 'j':
+			if (!guac_parse_u64("job count", optarg, &run->jobs))
+				return GUAC_EXIT_ERROR;
+			if (!run->jobs || run->jobs > GUAC_IO_MAX_JOBS) {
+				guac_err("invalid job count '%s': expected 1 to %u", optarg,
+					 GUAC_IO_MAX_JOBS);
+				return GUAC_EXIT_ERROR;
+			}
+			break;
+		case 's':
+			if (!guac_parse_u64("sector size", optarg, &v))
+				return GUAC_EXIT_ERROR;
+			if (v != 512 && v != 4096) {
+				guac_err("invalid sector size '%s': expected 512 or 4096", optarg);
+				return GUAC_EXIT_ERROR;
+			}
+			run->sector = (unsigned int)v;
+			break;
+		case 'E':
+			if (!guac_parse_u64("error limit", optarg, &run->max_errors))
+				return GUAC_EXIT_ERROR;
+			if (!run->max_errors) {
+				guac_err("invalid --max-errors '%s': expected at least 1", optarg);
+				return GUAC_EXIT_ERROR;
+			}
+			break;
+		case 'L':
+			run->bad_list_path = optarg;
+			break;
+		case 'J':
+			run->json = true;
+			break;
+		case 'i':
+			run->impl = guac_parse_impl(optarg);
+			break;
+		case 'H':
+			run->shard_arg = optarg;
+			break;
+		case 'N':
+			run->shards_arg = optarg;
+			break;
+		case 'V':
+			guac_print_version();
+			exit(GUAC_EXIT_OK);
+		case 'h':
+			verify_usage(stdout);
+			exit(GUAC_EXIT_OK);
+		default:
+			fprintf(stderr, "Try 'guac verify --help'.\n");
+			return GUAC_EXIT_ERROR;
+		}
+	}
+	if (run->manifest_path && (offset_given || origin_given || run->seek_given)) {
+		guac_err("--offset, --origin and --seek come from the manifest; use --skip and "
+			 "--length for a sub-range");
+		return GUAC_EXIT_ERROR;
+	}
+	if (run->resume && !run->manifest_path) {
+		guac_err("--resume needs --manifest (the progress is saved there)");
+		return GUAC_EXIT_ERROR;
+	}
+	if (run->resume && (run->skip_given || run->length_given)) {
+		guac_err("--resume continues the whole check: no --skip or --length with it");
+		return GUAC_EXIT_ERROR;
+	}
+	/* Like guac write: a range past 2^64 would wrap and check the wrong bytes. */
+	if (run->seek + run->skip < run->seek) {
+		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " overflows", run->seek, run->skip);
+		return GUAC_EXIT_ERROR;
+	}
+	if (run->length_given && run->seek + run->skip + run->length < run->seek + run->skip) {
+		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " + --length %" PRIu64 " overflows",
+			 run->seek, run->skip, run->length);
+		return GUAC_EXIT_ERROR;
+	}
+	if (run->manifest_path && run->length_given && !run->length) {
+		guac_err("--length 0 with --manifest checks nothing");
+		return GUAC_EXIT_ERROR;
+	}
+	if (!guac_shard_parse(&run->shard, run->shard_arg, run->shards_arg))
+		return GUAC_EXIT_ERROR;
+	/* Without a manifest, --length is the whole data's, as for guac write --shard. */
+	if (run->shard.count > 1 && (run->skip_given || run->resume ||
+				     (run->manifest_path && run->length_given))) {
+		guac_err("--shard (%s) chooses the range: no --skip, --resume, or --length with "
+			 "--manifest", run->shard.source);
+		return GUAC_EXIT_ERROR;
+	}
+	if (optind + 1 < argc) {
+		guac_err("unexpected argument '%s' after SOURCE", argv[optind + 1]);
+		return GUAC_EXIT_ERROR;
+	}
+	if (optind == argc && !run->manifest_path) {
+		guac_err("missing SOURCE (a file, a block device, or - for standard input)");
+		return GUAC_EXIT_ERROR;
+	}
+	run->path = optind < argc ? argv[optind] : NULL;
+	return GUAC_EXIT_OK;
+}
+
+int guac_cmd_verify(int argc, char **argv)
+{
+	static struct verify_run run;
+	static struct guac_manifest manifest;
+	unsigned int i;
+	double saved;
+	int ret;
+
+	run.impl = guac_impl_best();
+	run.jobs = guac_nr_cpus();
+	pthread_mutex_init(&run.sample_lock, NULL);
+	ret = verify_parse(&run, argc, argv);
+	if (ret)
+		return ret;
+	if (run.manifest_path) {
+		if (!guac_manifest_load(run.manifest_path, &manifest))
+			return GUAC_EXIT_ERROR;
+		run.manifest = &manifest;
+		if (!run.path)
+			run.path = manifest.target_path;
+	}
+	if (!guac_target_open(&run.target, run.path, false, run.direct, false))
+		return GUAC_EXIT_ERROR;
+	guac_target_stamp(&run.target, run.stamp, sizeof(run.stamp));
+	if (run.target.fd == STDIN_FILENO && run.target.kind == GUAC_TARGET_FILE) {
+		/* `guac verify - < file` checks from where the shell left the file. */
+		off_t cur = lseek(STDIN_FILENO, 0, SEEK_CUR);
+
+		run.seek += cur > 0 ? (uint64_t)cur : 0;
+	}
+	if (run.target.kind == GUAC_TARGET_STREAM)
+		run.jobs = 1;	/* a pipe is read by one thread, whatever --jobs says */
+	if (run.manifest) {
+		run.recorded_target = verify_is_recorded_target(&run);
+		if (run.resume && !run.recorded_target) {
+			guac_err("--resume continues the check of the manifest's target '%s', not "
+				 "of '%s'", manifest.target_path, run.path);
+			return GUAC_EXIT_ERROR;
+		}
+		if (run.resume)
+			verify_take_record(&run);
+	}
+	if (run.manifest && !verify_plan_manifest(&run))
+		return GUAC_EXIT_ERROR;
+	if (!run.manifest && !verify_plan_plain(&run))
+		return GUAC_EXIT_ERROR;
+	if (run.bs % run.sector) {
+		/* A read must end on a sector boundary, or a sector is seen in two pieces. */
+		if (run.bs_given) {
+			guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector verify "
+				 "reports in (--sector or the manifest's)", run.bs, run.sector);
+			return GUAC_EXIT_ERROR;
+		}
+		run.bs = (run.bs + run.sector - 1) / run.sector * run.sector;
+	}
+	verify_first_byte(&run);
+	verify_diag_setup(&run);
+	if (run.target.direct && run.bs % run.target.sector) {
+		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector O_DIRECT needs",
+			 run.bs, run.target.sector);
+		return GUAC_EXIT_ERROR;
+	}
+	if (run.manifest && run.manifest->serial[0] && run.target.serial[0] &&
+	    strcmp(run.manifest->serial, run.target.serial))
+		guac_err("note: '%s' has serial %s, the manifest's target had %s (a copy?)",
+			 run.path, run.target.serial, run.manifest->serial);
+	guac_badlog_init(&run.mismatch, run.mismatch_kept, VERIFY_SHOWN_RANGES);
+	guac_badlog_init(&run.unreadable, run.unreadable_kept, VERIFY_SHOWN_RANGES);
+
+	if (run.manifest && !run.subrange && !run.recorded_target)
+		/* The manifest's progress is its target's: a copy's check is no part of it. */
+		guac_err("note: progress not saved in '%s': '%s' is not its target '%s'",
+			 run.manifest_path, run.path, manifest.target_path);
+
+	guac_io_catch_signals(&run.stop);
+	verify_save_progress(&run, true);
+	saved = guac_now();
+	for (i = 0; i < run.nseg && !run.already_complete; i++) {
+		if (run.seg[i].length == run.seg[i].resume) {
+			run.progress_done += run.seg[i].length;
+			continue;
+		}
+		if (!verify_segment(&run, &run.seg[i]))
+			break;
+		/* A manifest of many ranges records its progress as it goes, now and then. */
+		if (guac_now() - saved >= VERIFY_SAVE_SECONDS) {
+			verify_save_progress(&run, true);
+			saved = guac_now();
+		}
+	}
+	guac_target_close(&run.target);
+	/* Stopped before every byte was compared (a stop that came later changes nothing). */
+	if (atomic_load(&run.stop) && !run.max_reached && !run.fatal && !run.short_data &&
+	    verify_covered(&run) < run.planned)
+		run.interrupted = true;
+	verify_save_progress(&run, false);
+	if (run.bad_list_path && !verify_write_bad_list(&run))
+		ret = GUAC_EXIT_ERROR;
+	verify_diagnose(&run);
+
+	if (run.json)
+		verify_report_json(&run);
+	else
+		verify_report_text(&run);
+	if (run.fatal)
+		guac_err("read error on '%s' at byte %" PRIu64 ": %s", run.path, run.fatal_pos,
+			 strerror(run.fatal_errno));
+	for (i = 0; i < run.nsample; i++)
+		free(run.sample[i].data);
+	return ret ? GUAC_EXIT_ERROR : verify_exit_status(&run);
+}

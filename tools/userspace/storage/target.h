@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The targets guac write and guac verify work on: a regular file, a block
+ * device or (verify only) a pipe, opened with the direct or buffered I/O the
+ * command asked for, or refused with the reason; its size, logical sector and
+ * identity (serial, WWID from sysfs); and a stamp that changes when its data
+ * may have. The I/O engine (io_engine.h, which includes this) moves the data.
+ */
+#ifndef GUAC_TARGET_H
+#define GUAC_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum guac_target_kind { GUAC_TARGET_FILE, GUAC_TARGET_BLOCK, GUAC_TARGET_STREAM };
+
+/* Direct I/O choice: default (direct for block devices only), forced on or off. */
+enum guac_direct { GUAC_DIRECT_DEFAULT, GUAC_DIRECT_ON, GUAC_DIRECT_OFF };
+
+struct guac_target {
+	char path[4096];
+	int fd;
+	enum guac_target_kind kind;
+	bool direct;			/* opened with O_DIRECT */
+	bool writable;
+	uint64_t size;			/* bytes; 0 for a stream */
+	unsigned int sector;		/* logical sector size (512 for files) */
+	char serial[256];		/* block devices, when sysfs exposes them */
+	char wwid[256];
+};
+
+/*
+ * Open @path for reading or writing. Writing never creates or truncates a
+ * block device; a regular file is created if missing (never truncated).
+ * @sync adds O_DSYNC. Returns false after a message naming the problem; in
+ * particular, a forced --direct on a file system without O_DIRECT support
+ * (tmpfs) is refused, never silently done through the page cache.
+ */
+bool guac_target_open(struct guac_target *t, const char *path, bool write,
+		      enum guac_direct direct, bool sync);
+
+/* Size, kind, sector and identity of @path without opening it for I/O. */
+bool guac_target_probe(struct guac_target *t, const char *path);
+
+void guac_target_close(struct guac_target *t);
+
+/* The logical sector of the disk under the directory of @path (a file to be created). */
+unsigned int guac_dir_sector(const char *path);
+
+/*
+ * What a file or block device is now, as a string that changes when its data
+ * may have: a file's inode, size, and modification and change times; a block
+ * device's size (writes to a disk change no time stamp a reader can see).
+ * guac verify records it with its progress; a --resume that finds another
+ * starts afresh. False (and "") for a pipe.
+ */
+bool guac_target_stamp(const struct guac_target *t, char *buf, size_t size);
+
+/* "direct" or "buffered", for reports. */
+const char *guac_target_mode(const struct guac_target *t);
+
+#endif /* GUAC_TARGET_H */

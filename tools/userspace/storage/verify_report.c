@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * guac verify's reports (verify_run.h): the text one, every finding named
+ * with its bytes, sectors and class, and the JSON summary of --json; both
+ * give the verdict of verify_result(), never one of their own.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "diag.h"
+#include "libguac.h"
+#include "target.h"
+#include "util.h"
+#include "verify.h"
+#include "verify_run.h"
+
+static double verify_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static void verify_json_ranges(const struct guac_badlog *log)
+{
+	uint64_t i;
+
+	for (i = 0; i < log->nranges && i < log->cap; i++)
+		printf("%s{\"start\":%" PRIu64 ",\"length\":%" PRIu64 "}", i ? "," : "",
+		       log->kept[i].start, log->kept[i].end - log->kept[i].start);
+}
+
+/* The local classes in report order, OTHER (left to the search) last. */
+static const enum guac_diag_class verify_class_order[] = {
+	GUAC_DIAG_ALL_ZERO, GUAC_DIAG_ALL_ONES, GUAC_DIAG_TORN, GUAC_DIAG_STALE_ORIGIN,
+	GUAC_DIAG_PARTIAL_MATCH, GUAC_DIAG_OK,
+};
+static const enum guac_diag_class verify_search_order[] = {
+	GUAC_DIAG_MISDIRECTED, GUAC_DIAG_WRAPPED, GUAC_DIAG_UNKNOWN,
+};
+#define VERIFY_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t verify_other(const struct verify_run *run)
+{
+	return run->classes.cls[GUAC_DIAG_UNKNOWN];
+}
+
+/*
+ * "classes: 1500 ALL_ZERO, 1200 STALE_ORIGIN (origin 7), 3 TORN, 5 OTHER (all
+ * 5 searched: 4 MISDIRECTED, 1 UNKNOWN)": every bad sector of this run.
+ */
+static void verify_classes_text(const struct verify_run *run)
+{
+	const struct verify_classes *c = &run->classes;
+	const char *sep = "", *ssep = " (";
+	size_t i, j, nstale = 0;
+
+	if (!run->classify)
+		return;
+	printf("classes:");
+	for (i = 0; i < VERIFY_NELEM(verify_class_order); i++) {
+		enum guac_diag_class k = verify_class_order[i];
+
+		if (!c->cls[k])
+			continue;
+		printf("%s %" PRIu64 " %s", sep, c->cls[k], guac_diag_class_name(k));
+		sep = ",";
+		if (k != GUAC_DIAG_STALE_ORIGIN)
+			continue;
+		for (j = 0; j < run->diag_cfg.nhistory; j++)
+			nstale += c->stale[j] != 0;
+		/* One origin: "(origin 7)"; several: "(origin 7: 1000, origin 5: 200)". */
+		for (j = 0; j < run->diag_cfg.nhistory; j++) {
+			if (!c->stale[j])
+				continue;
+			if (nstale == 1)
+				printf(" (origin %" PRIu64 ")", run->diag_history[j].origin);
+			else
+				printf("%sorigin %" PRIu64 ": %" PRIu64, ssep,
+				       run->diag_history[j].origin, c->stale[j]);
+			ssep = ", ";
+		}
+		if (nstale > 1)
+			printf(")");
+	}
+	if (verify_other(run)) {
+		ssep = ": ";
+
+		printf("%s %" PRIu64 " OTHER (", sep, verify_other(run));
+		if (run->other_searched == verify_other(run))
+			printf("all %" PRIu64 " searched", run->other_searched);
+		else
+			printf("the first %" PRIu64 " searched", run->other_searched);
+		for (i = 0; i < VERIFY_NELEM(verify_search_order); i++) {
+			enum guac_diag_class k = verify_search_order[i];
+
+			if (!run->searched[k])
+				continue;
+			printf("%s%" PRIu64 " %s", ssep, run->searched[k], guac_diag_class_name(k));
+			ssep = ", ";
+		}
+		if (run->other_searched < verify_other(run))
+			printf("; %" PRIu64 " not searched: the search takes at most %u",
+			       verify_other(run) - run->other_searched, VERIFY_DIAG_MAX);
+		printf(")");
+		sep = ",";
+	}
+	if (c->unclassified)
+		printf("%s %" PRIu64 " unclassified (only part of the sector was checked)", sep,
+		       c->unclassified);
+	printf("\n");
+}
+
+static void verify_classes_json(const struct verify_run *run)
+{
+	const struct verify_classes *c = &run->classes;
+	const char *sep = "";
+	size_t i;
+
+	printf(",\"classes\":{");
+	for (i = 0; i < VERIFY_NELEM(verify_class_order); i++) {
+		if (verify_class_order[i] == GUAC_DIAG_OK)
+			continue;
+		printf("%s\"%s\":%" PRIu64, i ? "," : "",
+		       guac_diag_class_name(verify_class_order[i]), c->cls[verify_class_order[i]]);
+	}
+	printf(",\"OTHER\":%" PRIu64 ",\"unclassified\":%" PRIu64 "},\"stale_origins\":[",
+	       verify_other(run), c->unclassified);
+	for (i = 0; i < run->diag_cfg.nhistory; i++) {
+		if (!c->stale[i])
+			continue;
+		printf("%s{\"origin\":%" PRIu64 ",\"sectors\":%" PRIu64 "}", sep,
+		       run->diag_history[i].origin, c->stale[i]);
+		sep = ",";
+	}
+	printf("],\"search_bound\":%u,\"other_searched\":%" PRIu64
+	       ",\"other_not_searched\":%" PRIu64 ",\"searched_classes\":{", VERIFY_DIAG_MAX,
+	       run->other_searched, verify_other(run) - run->other_searched);
+	for (i = 0; i < VERIFY_NELEM(verify_search_order); i++)
+		printf("%s\"%s\":%" PRIu64, i ? "," : "",
+		       guac_diag_class_name(verify_search_order[i]),
+		       run->searched[verify_search_order[i]]);
+	printf("}");
+}
+
+void verify_report_json(const struct verify_run *run)
+{
+	const struct guac_badlog *log = &run->mismatch;
+	double cpu = verify_cpu_seconds(), secs = run->seconds;
+	char soff[32];
+	size_t i;
+
+	printf("{\"source\":");
+	guac_json_string(stdout, run->path);
+	printf(",\"result\":\"%s\",\"io_mode\":\"%s\",\"offset\":%s,\"origin\":%" PRIu64
+	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
+	       ",\"block_size\":%" PRIu64 ",\"bytes_described\":%" PRIu64
+	       ",\"bytes_compared\":%" PRIu64 ",\"shard\":",
+	       verify_result(run), guac_target_mode(&run->target),
+	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
+	       run->first_dev, run->sector, guac_impl_names[run->impl], run->jobs, run->bs,
+	       run->planned, verify_covered(run));
+	if (run->shard.count > 1) {
+		printf("{\"index\":%u,\"count\":%u,\"from\":", run->shard.index, run->shard.count);
+		guac_json_string(stdout, run->shard.source);
+		printf("},");
+	} else {
+		printf("null,");
+	}
+	if (run->manifest) {
+		printf("\"manifest\":");
+		guac_json_string(stdout, run->manifest_path);
+		printf(",");
+	}
+	if (run->bounded)
+		printf("\"length\":%" PRIu64 ",", run->planned);
+	else
+		printf("\"length\":null,");
+	printf("\"bytes_checked\":%" PRIu64 ",\"short\":%s,\"interrupted\":%s,"
+	       "\"max_errors_reached\":%s,\"incomplete_bytes\":%" PRIu64 ",\"seconds\":%.6f,"
+	       "\"bytes_per_second\":%.0f,\"cpu_seconds\":%.6f,\"bytes_per_cpu_second\":%.0f,"
+	       "\"bad_sectors\":%" PRIu64 ",\"bad_bytes\":%" PRIu64 ",\"bad_ranges\":%" PRIu64
+	       ",\"ranges\":[",
+	       run->checked, run->short_data ? "true" : "false",
+	       run->interrupted ? "true" : "false", run->max_reached ? "true" : "false",
+	       run->incomplete, secs, secs > 0 ? run->checked / secs : 0.0, cpu,
+	       cpu > 0 ? run->checked / cpu : 0.0, log->bad_sectors + run->earlier_bad,
+	       log->bad_bytes, log->nranges);
+	verify_json_ranges(log);
+	printf("],\"first_mismatch\":");
+	if (log->have_first)
+		printf("{\"byte\":%" PRIu64 ",\"expected\":%u,\"actual\":%u}", log->first_pos,
+		       log->first_expected, log->first_actual);
+	else
+		printf("null");
+	printf(",\"unreadable_sectors\":%" PRIu64 ",\"unreadable_ranges\":%" PRIu64
+	       ",\"unreadable\":[", run->unreadable.bad_sectors + run->earlier_unreadable,
+	       run->unreadable.nranges);
+	verify_json_ranges(&run->unreadable);
+	printf("]");
+	if (run->resume)
+		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64
+		       ",\"already_complete\":%s", run->earlier_bad, run->earlier_unreadable,
+		       run->already_complete ? "true" : "false");
+	if (run->mismatch.nranges)
+		verify_classes_json(run);
+	printf(",\"search_interrupted\":%s", run->search.interrupted ? "true" : "false");
+	printf(",\"diagnosed_sectors\":%zu,\"diagnosis\":[", run->ndiag);
+	for (i = 0; i < run->ndiag; i++) {
+		printf("%s{\"byte\":%" PRIu64 ",\"lba\":%" PRIu64 ",\"class\":", i ? "," : "",
+		       run->sample[i].device_offset, run->sample[i].device_offset / run->sector);
+		guac_diag_json(stdout, &run->diag[i], run->sector);
+		printf("}");
+	}
+	printf("],\"error\":");
+	if (run->fatal)
+		guac_json_string(stdout, strerror(run->fatal_errno));
+	else if (run->first_errno)
+		guac_json_string(stdout, strerror(run->first_errno));
+	else
+		printf("null");
+	printf("}\n");
+}
+
+static void verify_text_ranges(const struct verify_run *run, const struct guac_badlog *log)
+{
+	uint64_t i;
+
+	for (i = 0; i < log->nranges && i < log->cap; i++) {
+		const struct guac_range *r = &log->kept[i];
+		uint64_t first = r->start / run->sector, last = (r->end - 1) / run->sector;
+
+		printf("  bytes %" PRIu64 "-%" PRIu64 " (%" PRIu64 " bytes, sector%s %" PRIu64,
+		       r->start, r->end - 1, r->end - r->start, first == last ? "" : "s", first);
+		if (first != last)
+			printf("-%" PRIu64, last);
+		printf(")\n");
+	}
+	if (log->nranges > log->cap)
+		printf("  ... and %" PRIu64 " more ranges\n", log->nranges - log->cap);
+}
+
+/*
+ * What of the fill the check covered, when not all of it: ", shard 1/2 of
+ * the fill (from SLURM_ARRAY_TASK_ID)" or ", fill bytes 0-4095 only".
+ */
+static void verify_scope(const struct verify_run *run, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (run->shard.count > 1)
+		snprintf(buf, size, ", shard %u/%u of the %s (from %s)", run->shard.index,
+			 run->shard.count, run->manifest ? "fill" : "data", run->shard.source);
+	else if (run->manifest && run->subrange)
+		snprintf(buf, size, ", fill bytes %" PRIu64 "-%" PRIu64 " only", run->skip,
+			 run->end - run->manifest->device_offset - 1);
+}
+
+void verify_report_text(const struct verify_run *run)
+{
+	const struct guac_badlog *log = &run->mismatch;
+	char human[32], speed[32], line[512], scope[160];
+	double secs = run->seconds;
+	size_t i;
+
+	guac_fmt_bytes(human, sizeof(human), (double)run->checked);
+	verify_scope(run, scope, sizeof(scope));
+	if (verify_empty(run)) {
+		printf("EMPTY: '%s' holds no data to check\n", run->path);
+	} else if (run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
+		printf("MISMATCH: the check was already complete: it had found %" PRIu64
+		       " bad and %" PRIu64 " unreadable %u-byte sectors (their places are in "
+		       "that run's output and --bad-list); nothing left to resume\n",
+		       run->earlier_bad, run->earlier_unreadable, run->sector);
+	} else if (run->already_complete && verify_ok(run)) {
+		guac_fmt_bytes(human, sizeof(human), (double)run->planned);
+		printf("OK: the recorded check of this fill was complete: all %" PRIu64 " bytes "
+		       "(%s) matched%s, and the target is unchanged since (%s); nothing left to "
+		       "resume\n", run->planned, human, scope,
+		       run->target.kind == GUAC_TARGET_BLOCK ? "its size: a block device's "
+		       "writes leave no time stamp" : "its inode, size and times");
+	} else if (run->already_complete) {
+		printf("RESUMED: the recorded check had compared every written byte, all matching; "
+		       "nothing left to resume\n");
+	} else if (verify_ok(run)) {
+		double cpu = verify_cpu_seconds();
+		uint64_t covered = verify_covered(run);
+		char soff[32], all[32];
+
+		guac_fmt_rate(speed, sizeof(speed), secs > 0 ? run->checked / secs : 0.0);
+		guac_fmt_bytes(all, sizeof(all), (double)covered);
+		printf("OK: %" PRIu64 " bytes (%s) match the stream at offset %s, origin %" PRIu64
+		       "%s", covered, all, guac_spos_str(soff, sizeof(soff), run->first_stream),
+		       run->origin, scope);
+		if (covered != run->checked)
+			printf("; %" PRIu64 " of them checked by the run resumed", covered -
+			       run->checked);
+		printf("; %.3f s, %s, %.2f GB per CPU-second\n", secs, speed,
+		       cpu > 0 ? run->checked / cpu / 1e9 : 0.0);
+	}
+	if (!strcmp(verify_result(run), "unchecked"))
+		printf("NOT CHECKED: %" PRIu64 " of the %" PRIu64 " bytes described were not "
+		       "compared: no verdict can be given for them\n",
+		       run->planned - (verify_covered(run) < run->planned ? verify_covered(run) :
+				       run->planned), run->planned);
+	if (run->restart_why)
+		printf("NOTE: --resume started from the beginning: %s\n", run->restart_why);
+	if (run->interrupted)
+		printf("INTERRUPTED: stopped after %" PRIu64 " bytes (%s) checked; the findings "
+		       "so far follow%s\n", run->checked, human,
+		       run->manifest ? " (progress saved in the manifest: --resume continues)" : "");
+	if (run->max_reached)
+		printf("STOPPED: --max-errors %" PRIu64 " reached after %" PRIu64 " bytes (%s)\n",
+		       run->max_errors, run->checked, human);
+	if (log->nranges) {
+		printf("MISMATCH: %" PRIu64 " bad %u-byte sector%s in %" PRIu64 " range%s, %" PRIu64
+		       " bytes differ, of %" PRIu64 " bytes (%s) checked\n",
+		       log->bad_sectors, run->sector, log->bad_sectors == 1 ? "" : "s",
+		       log->nranges, log->nranges == 1 ? "" : "s", log->bad_bytes, run->checked,
+		       human);
+		verify_text_ranges(run, log);
+		printf("first difference at byte %" PRIu64 ": expected 0x%02x, got 0x%02x\n",
+		       log->first_pos, log->first_expected, log->first_actual);
+		verify_classes_text(run);
+	}
+	if (run->unreadable.nranges) {
+		printf("UNREADABLE: %" PRIu64 " %u-byte sector%s in %" PRIu64 " range%s could not "
+		       "be read (%s), even one sector at a time\n", run->unreadable.bad_sectors,
+		       run->sector, run->unreadable.bad_sectors == 1 ? "" : "s",
+		       run->unreadable.nranges, run->unreadable.nranges == 1 ? "" : "s",
+		       strerror(run->first_errno));
+		verify_text_ranges(run, &run->unreadable);
+	}
+	if (run->short_data)
+		printf("SHORT: the data ends at byte %" PRIu64 ", %" PRIu64 " bytes before the "
+		       "requested %" PRIu64 "\n", run->short_at, run->end - run->short_at, run->end);
+	if (run->incomplete)
+		printf("INCOMPLETE: the manifest records %" PRIu64 " bytes that were never "
+		       "written (status \"%s\"); only the written ones were checked\n",
+		       run->incomplete, run->manifest->status);
+	if (!run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
+		char soff[32];
+
+		printf("RESUMED: this run checked %" PRIu64 " bytes (%s) from byte %" PRIu64
+		       " (stream offset %s)%s\n", run->checked, human, run->first_dev,
+		       guac_spos_str(soff, sizeof(soff), run->first_stream),
+		       run->mismatch.nranges || run->unreadable.nranges ? "" : ", all matching");
+		printf("MISMATCH: RESUMED: the earlier run had found %" PRIu64 " bad and %" PRIu64
+		       " unreadable %u-byte sectors before where this one started (byte %" PRIu64
+		       "); the manifest keeps only their count: their places are in that run's "
+		       "output and --bad-list\n", run->earlier_bad, run->earlier_unreadable,
+		       run->sector, run->first_dev);
+	}
+	if (run->ndiag && run->ndiag == run->nfirst) {
+		printf("DIAGNOSIS of the first %zu bad sector%s:\n", run->ndiag,
+		       run->ndiag == 1 ? "" : "s");
+	} else if (run->ndiag) {
+		printf("DIAGNOSIS of %zu bad sectors: the first %zu found, and %zu more of class "
+		       "OTHER (the search takes the first %u OTHER ones):\n", run->ndiag, run->nfirst,
+		       run->ndiag - run->nfirst, VERIFY_DIAG_MAX);
+	}
+	if (run->ndiag) {
+		for (i = 0; i < run->ndiag; i++)
+			printf("  sector %" PRIu64 " (byte %" PRIu64 "): %s\n",
+			       run->sample[i].device_offset / run->sector, run->sample[i].device_offset,
+			       guac_diag_describe(&run->diag[i], run->sector, line, sizeof(line)));
+		if (run->search.interrupted)
+			printf("  search interrupted: not exhaustive (Ctrl-C); an UNKNOWN sector may "
+			       "hold data from a place not searched\n");
+	}
+	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors\n",
+	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
+	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector);
+}

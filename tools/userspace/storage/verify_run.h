@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * guac verify's run: what the command asked for, the work planned from it
+ * (the segments) and what the check found, shared by the command
+ * (cmd/cmd_verify.c: options, help, the main flow), the check
+ * (verify_check.c: the engine's use, the plan, the progress, the verdict)
+ * and the reports (verify_report.c: text and JSON).
+ */
+#ifndef GUAC_VERIFY_RUN_H
+#define GUAC_VERIFY_RUN_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "diag.h"
+#include "manifest.h"
+#include "shard.h"
+#include "target.h"
+#include "util.h"
+#include "verify.h"
+
+#define VERIFY_SHOWN_RANGES 20
+#define VERIFY_DIAG_MAX 1000		/* bad sectors kept for the diagnosis */
+#define VERIFY_HISTORY GUAC_MANIFEST_MAX_HISTORY
+
+/* A contiguous stretch to check: device bytes and the stream bytes they should hold. */
+struct verify_segment {
+	uint64_t device_offset, length;
+	struct guac_spos stream;	/* the stream position at device_offset */
+	uint64_t resume;		/* bytes already verified (--resume) */
+	int range;			/* manifest range index, or -1 */
+};
+
+/* One bad sector kept for the diagnosis. */
+struct verify_sample {
+	uint64_t device_offset, stream_offset;
+	uint8_t *data;
+	bool other;			/* the local checks left it to the search */
+};
+
+/*
+ * Bad sectors by class, from the local checks (guac_diag_local()), over all
+ * of them: cls[GUAC_DIAG_UNKNOWN] counts OTHER (left to the search), stale[i]
+ * the STALE_ORIGIN sectors of history entry i (newest first), unclassified
+ * the sectors only partly inside the range checked.
+ */
+struct verify_classes {
+	uint64_t cls[GUAC_DIAG_CLASS_COUNT];
+	uint64_t stale[VERIFY_HISTORY];
+	uint64_t unclassified;
+};
+
+struct verify_run {
+	/* Options. */
+	const char *path, *manifest_path, *bad_list_path, *shard_arg, *shards_arg;
+	uint64_t offset, origin, seek, skip, length, bs, jobs, max_errors;
+	bool length_given, seek_given, skip_given, bs_given, json, resume;
+	struct guac_shard shard;
+	enum guac_direct direct;
+	unsigned int sector;		/* report granularity; 0: the target's */
+	int impl;
+
+	/* The work. */
+	struct guac_target target;
+	struct guac_manifest *manifest;
+	struct verify_segment *seg;
+	unsigned int nseg;
+	bool bounded;			/* the length is known */
+	bool subrange;			/* --skip, --length or --shard: not the whole manifest */
+	bool recorded_target;		/* SOURCE is the manifest's target: progress is saved */
+	char stamp[128];		/* the target's state before the first read */
+	const char *restart_why;	/* --resume found no record it could trust */
+	uint64_t first_dev;		/* the first byte checked, for the report */
+	struct guac_spos first_stream;
+	uint64_t stream_pos;		/* a pipe: bytes read from it so far */
+	uint64_t end;			/* device byte after the range checked */
+	uint64_t planned;		/* bytes the segments hold */
+	uint64_t incomplete;		/* manifest bytes never written */
+	uint64_t progress_done;		/* segments behind, for the progress line */
+
+	/* Results. */
+	atomic_bool stop;
+	atomic_uint_fast64_t errors;	/* bad + unreadable sectors, for --max-errors */
+	bool max_reached, interrupted, short_data, fatal;
+	uint64_t short_at;		/* device byte where the data ended */
+	int fatal_errno;
+	uint64_t fatal_pos;
+	uint64_t checked;
+	double seconds;
+	struct guac_badlog mismatch, unreadable;
+	struct guac_range mismatch_kept[VERIFY_SHOWN_RANGES];
+	struct guac_range unreadable_kept[VERIFY_SHOWN_RANGES];
+	int first_errno;
+	uint64_t first_error_pos;
+	uint64_t prior_bad, prior_unreadable;	/* from the manifest, with --resume */
+	uint64_t earlier_bad, earlier_unreadable;	/* the earlier run's, as loaded */
+	bool already_complete;		/* --resume of a check that had ended */
+	bool trust_progress;		/* --resume with a record it can trust */
+	FILE **job_lists;		/* every job's bad-list part, in order */
+	size_t njob_lists;
+
+	/* The diagnosis: one config for the local checks and the search. */
+	bool classify;			/* the sector size allows it */
+	struct guac_diag_config diag_cfg;
+	struct guac_diag_pass diag_history[VERIFY_HISTORY];
+	struct verify_classes classes;	/* all jobs' */
+	uint64_t other_searched;	/* OTHER sectors the search was given */
+	uint64_t searched[GUAC_DIAG_CLASS_COUNT];	/* what it made of them */
+
+	pthread_mutex_t sample_lock;
+	struct verify_sample sample[2 * VERIFY_DIAG_MAX];
+	size_t nsample, nfirst, nother;	/* kept: all, the first ones, OTHER ones */
+	atomic_bool first_full, other_full;	/* no lock taken once both are */
+	struct guac_diag_result diag[2 * VERIFY_DIAG_MAX];
+	size_t ndiag;
+	bool diag_ran;
+	struct guac_diag_search search;
+};
+
+/*
+ * The plan (verify_check.c), in the order the command makes it: whether
+ * SOURCE is the manifest's target, the record a --resume continues, the
+ * segments (false after a message), the first byte for the report, and the
+ * diagnosis config, set before the reads.
+ */
+bool verify_is_recorded_target(const struct verify_run *run);
+void verify_take_record(struct verify_run *run);
+bool verify_plan_manifest(struct verify_run *run);
+bool verify_plan_plain(struct verify_run *run);
+void verify_first_byte(struct verify_run *run);
+void verify_diag_setup(struct verify_run *run);
+
+/*
+ * The check (verify_check.c): one segment (false when the run must end),
+ * the progress saved in the manifest ("running" or the end's status), the
+ * --bad-list file, and at the end the diagnosis of the sectors kept.
+ */
+bool verify_segment(struct verify_run *run, struct verify_segment *seg);
+void verify_save_progress(struct verify_run *run, bool running);
+bool verify_write_bad_list(struct verify_run *run);
+void verify_diagnose(struct verify_run *run);
+
+/*
+ * The verdict (verify_check.c, where its one rule is stated): the bytes
+ * compared, "ok", "error", "interrupted", "empty", "mismatch" or
+ * "unchecked", and the exit status that goes with it.
+ */
+uint64_t verify_covered(const struct verify_run *run);
+bool verify_empty(const struct verify_run *run);
+const char *verify_result(const struct verify_run *run);
+bool verify_ok(const struct verify_run *run);
+int verify_exit_status(const struct verify_run *run);
+
+/* The reports (verify_report.c), on standard output. */
+void verify_report_text(const struct verify_run *run);
+void verify_report_json(const struct verify_run *run);
+
+#endif /* GUAC_VERIFY_RUN_H */

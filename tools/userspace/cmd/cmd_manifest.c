@@ -76,7 +76,9 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 	       a->length != b->length ? "length" :
 	       a->sector_size != b->sector_size ? "sector_size" :
 	       a->block_size != b->block_size ? "block_size" :
-	       a->target_size != b->target_size ? "target size" :
+	       /* A file's size is the one each part left: it grows as the parts land. */
+	       a->target_size != b->target_size && strcmp(a->target_type, "file") ?
+	       "target size" :
 	       strcmp(a->target_type, b->target_type) ? "target type" :
 	       strcmp(a->serial, b->serial) ? "target serial" :
 	       strcmp(a->wwid, b->wwid) ? "target wwid" :
@@ -231,6 +233,8 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 			memcpy(whole.finished, part.finished, sizeof(whole.finished));
 		if (part.seconds > whole.seconds)
 			whole.seconds = part.seconds;
+		if (part.target_size > whole.target_size)
+			whole.target_size = part.target_size;
 		whole.direct = whole.direct && part.direct;
 		whole.sync = whole.sync && part.sync;
 	}

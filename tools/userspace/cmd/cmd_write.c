@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -293,6 +294,73 @@ static void write_history(struct guac_manifest *m, const struct guac_manifest *o
 		 old->finished[0] ? old->finished : old->started);
 }
 
+/*
+ * A file target is this write's alone while it runs: an OFD write lock on the
+ * whole file. It is advisory: it stops a second guac write, which takes it
+ * too (block devices have O_EXCL for that), not other programs; what they do
+ * meanwhile write_check_file() finds afterwards.
+ */
+static bool write_lock(const struct guac_target *t, const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	if (t->kind != GUAC_TARGET_FILE || !fcntl(t->fd, F_OFD_SETLK, &fl))
+		return true;
+	if (errno == EAGAIN || errno == EACCES)
+		guac_err("'%s' is being written by another guac write (it holds the file's "
+			 "lock): two fills of one file at once would both be wrong; nothing "
+			 "written", path);
+	else
+		guac_err("cannot lock '%s': %s", path, strerror(errno));
+	return false;
+}
+
+/*
+ * After the final fsync, whether the file written still holds what the jobs
+ * count as done: the path may have been removed or replaced, or the file
+ * truncated, by someone else meanwhile. A truncation that later writes
+ * extended again leaves a hole where the data was, which SEEK_HOLE finds.
+ * Each job's done is cut to what is still there; returns the reason (for the
+ * manifest's error; @why gets the details), or NULL when nothing was lost.
+ */
+static const char *write_check_file(const struct guac_target *t, const char *path,
+				    struct guac_io *io, char *why, size_t size)
+{
+	struct stat now, st;
+	unsigned int i;
+	bool lost = false;
+
+	if (t->kind != GUAC_TARGET_FILE || fstat(t->fd, &st))
+		return NULL;
+	if (stat(path, &now) || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+		for (i = 0; i < io->jobs; i++)
+			atomic_store(&io->job[i].done, 0);
+		snprintf(why, size, "'%s' no longer names the file written", path);
+		return "the target was removed or replaced during the fill";
+	}
+	for (i = 0; i < io->jobs; i++) {
+		struct guac_io_job *j = &io->job[i];
+		uint64_t start = io->base + j->start, done = atomic_load(&j->done), keep = done;
+		off_t hole;
+
+		if (!done)
+			continue;
+		if ((uint64_t)st.st_size < start + keep)
+			keep = (uint64_t)st.st_size > start ? (uint64_t)st.st_size - start : 0;
+		hole = keep ? lseek(t->fd, (off_t)start, SEEK_HOLE) : -1;
+		if (hole >= 0 && (uint64_t)hole < start + keep)
+			keep = (uint64_t)hole - start;
+		if (keep == done)
+			continue;
+		if (!lost)
+			snprintf(why, size, "device bytes %" PRIu64 "-%" PRIu64 " written by job %u "
+				 "are gone", start + keep, start + done - 1, i);
+		lost = true;
+		atomic_store(&j->done, keep);
+	}
+	return lost ? "the target was truncated during the fill" : NULL;
+}
+
 /* Progress into the manifest's ranges: one range per job. */
 static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint64_t shard_start,
 			 bool durable)
@@ -327,8 +395,12 @@ int guac_cmd_write(int argc, char **argv)
 	bool have_old = false, durable_ok;
 	char human[32], rate[32], soff[32];
 	unsigned int i;
-	int ret, first_err = 0;
+	int ret, first_err = 0, thread_err;
 	uint64_t first_err_pos = 0;
+	bool failed, saved = true;
+	char lost_why[256];
+	const char *lost;
+	struct stat st;
 
 	a.impl = guac_impl_best();
 	ret = write_parse(&a, argc, argv);
@@ -414,6 +486,10 @@ int guac_cmd_write(int argc, char **argv)
 
 	if (!guac_target_open(&t, a.target, true, a.direct, a.sync))
 		return GUAC_EXIT_ERROR;
+	if (!write_lock(&t, a.target)) {
+		guac_target_close(&t);
+		return GUAC_EXIT_ERROR;
+	}
 
 	/* The manifest first says "running": a crash leaves a record of the attempt. */
 	snprintf(m.tool_version, sizeof(m.tool_version), "%s", guac_version());
@@ -464,7 +540,11 @@ int guac_cmd_write(int argc, char **argv)
 	/* A file size limit must end in EFBIG, reported like ENOSPC, not in a kill. */
 	signal(SIGXFSZ, SIG_IGN);
 	guac_io_catch_signals(&stop);
-	guac_io_run(&io);
+	thread_err = guac_io_run(&io);
+	lost = write_check_file(&t, a.target, &io, lost_why, sizeof(lost_why));
+	/* The size after the fill, which an error, a stop or a shard leave smaller. */
+	if (t.kind == GUAC_TARGET_FILE && !fstat(t.fd, &st))
+		m.target_size = (uint64_t)st.st_size;
 	guac_target_close(&t);
 
 	for (i = 0; i < io.jobs; i++) {
@@ -481,7 +561,15 @@ int guac_cmd_write(int argc, char **argv)
 	write_ranges(&m, &io, shard_start, durable_ok);
 	m.seconds = io.seconds;
 	guac_manifest_now(m.finished, sizeof(m.finished));
-	if (first_err || io.sync_error) {
+	failed = first_err || io.sync_error || thread_err || lost;
+	if (lost) {
+		snprintf(m.status, sizeof(m.status), "failed");
+		snprintf(m.error, sizeof(m.error), "%s", lost);
+	} else if (thread_err) {
+		snprintf(m.status, sizeof(m.status), "failed");
+		snprintf(m.error, sizeof(m.error), "cannot start a thread: %s",
+			 strerror(thread_err));
+	} else if (first_err || io.sync_error) {
 		snprintf(m.status, sizeof(m.status), "failed");
 		snprintf(m.error, sizeof(m.error), "%s%s", first_err ? "" : "fsync: ",
 			 strerror(first_err ? first_err : io.sync_error));
@@ -490,8 +578,12 @@ int guac_cmd_write(int argc, char **argv)
 	} else {
 		snprintf(m.status, sizeof(m.status), "complete");
 	}
-	if (a.manifest && !guac_manifest_save(a.manifest, &m))
+	if (a.manifest && !guac_manifest_save(a.manifest, &m)) {
+		/* The record of the fill is what a later check reads: without it, no OK. */
 		ret = GUAC_EXIT_ERROR;
+		failed = true;
+		saved = false;
+	}
 
 	guac_fmt_bytes(human, sizeof(human), (double)durable);
 	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? done / io.seconds : 0);
@@ -502,9 +594,17 @@ int guac_cmd_write(int argc, char **argv)
 		printf("FAILED: fsync: %s%s\n", strerror(io.sync_error),
 		       a.sync ? " (each write was O_DSYNC, so what completed is durable)" :
 		       ": no byte of this run can be counted durable");
-	if (!first_err && !io.sync_error && done == total)
+	if (thread_err)
+		printf("FAILED: cannot start a thread: %s: its part was not written\n",
+		       strerror(thread_err));
+	if (lost)
+		printf("FAILED: %s: %s\n", lost, lost_why);
+	if (!saved)
+		printf("FAILED: the manifest '%s' could not be saved: no record of this fill\n",
+		       a.manifest);
+	if (!failed && done == total)
 		printf("OK: ");
-	else if (!first_err && !io.sync_error)
+	else if (!failed)
 		printf("INTERRUPTED: ");
 	else
 		printf("DURABLE: ");
@@ -532,7 +632,7 @@ int guac_cmd_write(int argc, char **argv)
 			       io.base + j->start + d, io.base + j->end - 1);
 		}
 	}
-	if (first_err || io.sync_error)
+	if (failed)
 		return GUAC_EXIT_ERROR;
 	if (done < total)
 		return WRITE_EXIT_INTERRUPTED;

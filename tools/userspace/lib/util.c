@@ -170,13 +170,19 @@ double guac_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void *guac_alloc(size_t size)
+void *guac_try_alloc(size_t size)
 {
 	void *p = NULL;
-	int err = posix_memalign(&p, 4096, size ? size : 1);
 
-	if (err) {
-		guac_err("cannot allocate %zu bytes: %s", size, strerror(err));
+	return posix_memalign(&p, 4096, size ? size : 1) ? NULL : p;
+}
+
+void *guac_alloc(size_t size)
+{
+	void *p = guac_try_alloc(size);
+
+	if (!p) {
+		guac_err("cannot allocate %zu bytes: %s", size, strerror(ENOMEM));
 		exit(GUAC_EXIT_ERROR);
 	}
 	return p;

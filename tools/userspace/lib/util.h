@@ -51,6 +51,9 @@ void guac_json_string(FILE *f, const char *s);
 /* Page-aligned allocation that is freed with free(); exits on failure. */
 void *guac_alloc(size_t size);
 
+/* The same, NULL on failure: for threads, whose failure must reach the report. */
+void *guac_try_alloc(size_t size);
+
 /*
  * Stream positions. The stream is 2^64 blocks of 64 bytes, 2^70 bytes: a
  * byte offset does not fit in 64 bits, and "offset + n" computed in 64 bits

@@ -446,8 +446,11 @@ static bool guac_io_try_pipeline(struct guac_io_job *job, uint8_t *buf, size_t s
 	if (pthread_mutex_init(&r.lock, NULL))
 		return false;
 	for (i = 1; i < GUAC_IO_RING; i++)
-		r.slot[i].buf = guac_alloc(size);
-	if (!pthread_cond_init(&r.cond, NULL)) {
+		r.slot[i].buf = guac_try_alloc(size);
+	for (i = 1; i < GUAC_IO_RING && r.slot[i].buf; i++)
+		;
+	/* Without memory for the second buffer the job runs inline. */
+	if (i == GUAC_IO_RING && !pthread_cond_init(&r.cond, NULL)) {
 		if (!pthread_create(&filler, NULL, guac_io_filler, &r)) {
 			guac_io_finish_pipelined(job, &r);
 			pthread_join(filler, NULL);
@@ -467,10 +470,16 @@ static void *guac_io_worker(void *arg)
 	struct guac_io *io = job->io;
 	/* Room for the sectors around an unaligned direct read. */
 	size_t size = io->bs + 2 * (size_t)io->target->sector;
-	uint8_t *buf = guac_alloc(size);
+	uint8_t *buf = guac_try_alloc(size);
 	uint64_t pos = job->start + job->resume;
 
 	atomic_store(&job->done, job->resume);
+	if (!buf) {
+		/* A job's failure like a write error: the command reports it, with its part. */
+		job->error = ENOMEM;
+		job->error_pos = pos;
+		return NULL;
+	}
 	if (guac_io_try_pipeline(job, buf, size))
 		pos = job->end;	/* done (or stopped) there */
 	while (pos < job->end) {

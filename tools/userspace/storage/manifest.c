@@ -364,7 +364,9 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 		MF_BAD("shard %u/%u is not K/N with K < N", m->shard_index, m->shard_count);
 	if (m->device_offset + m->length < m->device_offset)
 		MF_BAD("device_offset + length overflows");
-	if (m->target_size && m->device_offset + m->length > m->target_size)
+	/* A file's size is the one after the fill, which may have ended early. */
+	if (m->target_size && m->device_offset + m->length > m->target_size &&
+	    strcmp(m->target_type, "file"))
 		MF_BAD("the fill (bytes %" PRIu64 " to %" PRIu64 ") ends past the target's size %"
 		       PRIu64, m->device_offset, m->device_offset + m->length, m->target_size);
 	if (!m->nranges && m->length)
@@ -385,6 +387,10 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 		if (r->done > r->length)
 			MF_BAD("range %u: done %" PRIu64 " exceeds its length %" PRIu64, i, r->done,
 			       r->length);
+		if (!strcmp(m->target_type, "file") && r->done &&
+		    r->device_offset + r->done > m->target_size)
+			MF_BAD("range %u: done bytes end at %" PRIu64 ", past the file's size %" PRIu64,
+			       i, r->device_offset + r->done, m->target_size);
 		if (r->verified > r->done)
 			MF_BAD("range %u: verified %" PRIu64 " exceeds done %" PRIu64, i,
 			       r->verified, r->done);

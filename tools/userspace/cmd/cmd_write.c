@@ -306,12 +306,14 @@ static bool write_lock(const struct guac_target *t, const char *path)
 
 	if (t->kind != GUAC_TARGET_FILE || !fcntl(t->fd, F_OFD_SETLK, &fl))
 		return true;
-	if (errno == EAGAIN || errno == EACCES)
-		guac_err("'%s' is being written by another guac write (it holds the file's "
-			 "lock): two fills of one file at once would both be wrong; nothing "
-			 "written", path);
-	else
-		guac_err("cannot lock '%s': %s", path, strerror(errno));
+	if (errno != EAGAIN && errno != EACCES) {
+		/* A file system without locks (some FUSE ones): the check after the fill stays. */
+		guac_err("note: cannot lock '%s' (%s): a second guac write would not be refused",
+			 path, strerror(errno));
+		return true;
+	}
+	guac_err("'%s' is being written by another guac write (it holds the file's lock): two "
+		 "fills of one file at once would both be wrong; nothing written", path);
 	return false;
 }
 

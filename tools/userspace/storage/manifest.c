@@ -351,7 +351,7 @@ uint64_t guac_manifest_done(const struct guac_manifest *m)
 bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t size)
 {
 	struct guac_shard shard = { m->shard_index, m->shard_count, "the manifest" };
-	uint64_t start, end, pos;
+	uint64_t start, end, pos, want;
 	unsigned int i;
 
 #define MF_BAD(...) do { snprintf(why, size, __VA_ARGS__); return false; } while (0)
@@ -380,10 +380,12 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 		if (r->device_offset != pos)
 			MF_BAD("range %u starts at byte %" PRIu64 ", expected %" PRIu64 " (a %s)", i,
 			       r->device_offset, pos, r->device_offset > pos ? "gap" : "overlap");
-		if (r->stream_offset != m->stream_offset + (r->device_offset - m->device_offset))
+		/* The low 64 bits of the range's position, mod 2^70 (util.h). */
+		want = guac_spos_low64(guac_spos_add(guac_spos_of(m->stream_offset),
+						     r->device_offset - m->device_offset));
+		if (r->stream_offset != want)
 			MF_BAD("range %u's stream_offset %" PRIu64 " does not match its place "
-			       "(expected %" PRIu64 ")", i, r->stream_offset,
-			       m->stream_offset + (r->device_offset - m->device_offset));
+			       "(expected %" PRIu64 ")", i, r->stream_offset, want);
 		if (r->done > r->length)
 			MF_BAD("range %u: done %" PRIu64 " exceeds its length %" PRIu64, i, r->done,
 			       r->length);

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Diagnosis of bad sectors (diag.h, docs/diagnosis.md): the local
+ * classification of one sector and the text and JSON of a result.
+ *
+ * Local checks first (zeros, ones, earlier origins at the same place, torn,
+ * scattered damage), because each costs at most a few sectors of generation.
+ * What is left goes to the misdirection search (diag_search.c).
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "diag.h"
+#include "diag_internal.h"
+#include "util.h"
+
+/* ---- names and text ---- */
+
+static const char *const diag_class_names[GUAC_DIAG_CLASS_COUNT] = {
+	[GUAC_DIAG_OK] = "OK",
+	[GUAC_DIAG_ALL_ZERO] = "ALL_ZERO",
+	[GUAC_DIAG_ALL_ONES] = "ALL_ONES",
+	[GUAC_DIAG_TORN] = "TORN",
+	[GUAC_DIAG_STALE_ORIGIN] = "STALE_ORIGIN",
+	[GUAC_DIAG_MISDIRECTED] = "MISDIRECTED",
+	[GUAC_DIAG_WRAPPED] = "WRAPPED",
+	[GUAC_DIAG_PARTIAL_MATCH] = "PARTIAL_MATCH",
+	[GUAC_DIAG_UNKNOWN] = "UNKNOWN",
+};
+
+static const char *const diag_rest_names[GUAC_DIAG_REST_COUNT] = {
+	[GUAC_DIAG_REST_ZEROS] = "zeros",
+	[GUAC_DIAG_REST_ONES] = "ones",
+	[GUAC_DIAG_REST_STALE] = "stale",
+	[GUAC_DIAG_REST_OTHER] = "other",
+};
+
+const char *guac_diag_class_name(enum guac_diag_class cls)
+{
+	return (unsigned int)cls < GUAC_DIAG_CLASS_COUNT ? diag_class_names[cls] : "?";
+}
+
+const char *guac_diag_rest_name(enum guac_diag_rest rest)
+{
+	return (unsigned int)rest < GUAC_DIAG_REST_COUNT ? diag_rest_names[rest] : "?";
+}
+
+/* ---- local checks ---- */
+
+/*
+ * A head or tail shorter than this may be chance (random bytes match one in
+ * 256), so it does not make a sector TORN by itself; it is still reported.
+ */
+#define DIAG_TORN_MIN 16
+
+void guac_diag_config_init(struct guac_diag_config *cfg, enum guac_impl impl,
+			   unsigned int sector, const struct guac_diag_pass *pass)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->impl = impl;
+	cfg->sector = sector;
+	if (pass)
+		cfg->pass = *pass;
+	cfg->max_bytes = GUAC_DIAG_DEFAULT_MAX_BYTES;
+	cfg->max_seconds = GUAC_DIAG_DEFAULT_MAX_SECONDS;
+	cfg->jobs = 1;
+	cfg->wrap_min = GUAC_DIAG_DEFAULT_WRAP_MIN;
+}
+
+bool diag_all(const uint8_t *p, size_t n, uint8_t v)
+{
+	/* Each byte equal to the one before it, and the first to @v: memcmp's speed. */
+	return !n || (p[0] == v && !memcmp(p, p + 1, n - 1));
+}
+
+#define DIAG_LOW7 0x7f7f7f7f7f7f7f7fULL
+#define DIAG_ONES8 0x0101010101010101ULL
+
+/* Without -mpopcnt, __builtin_popcountll is a libgcc call: this is inline. */
+static uint32_t diag_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (uint32_t)((x * DIAG_ONES8) >> 56);
+}
+
+double diag_entropy(const uint8_t *p, size_t n)
+{
+	size_t count[256] = { 0 }, i;
+	double h = 0;
+
+	for (i = 0; i < n; i++)
+		count[p[i]]++;
+	for (i = 0; i < 256; i++) {
+		double f = (double)count[i] / (double)n;
+
+		if (count[i])
+			h -= f * log2(f);
+	}
+	return h;
+}
+
+/*
+ * Stream bytes of pass @p at stream offset @soff, which is @p's stream_offset
+ * plus a distance that may cross 2^64 bytes (stream offsets here are their
+ * low 64 bits): the distance, not @soff, says where, through guac_stream_at(),
+ * so a pass across 2^64 continues at block 2^58 as it was written.
+ */
+void diag_pass_fill(const struct guac_diag_config *cfg, const struct guac_diag_pass *p,
+		    uint8_t *buf, uint64_t soff, size_t len)
+{
+	guac_stream_at(cfg->impl, buf, p->origin, p->stream_offset, soff - p->stream_offset, len);
+}
+
+/*
+ * Does history entry @h cover device byte @dev? If so, *@soff is the stream
+ * offset it wrote there.
+ */
+static bool diag_history_at(const struct guac_diag_pass *h, uint64_t dev, uint64_t *soff)
+{
+	if (h->length && (dev < h->device_offset || dev - h->device_offset >= h->length))
+		return false;
+	*soff = h->stream_offset + (dev - h->device_offset);
+	return true;
+}
+
+/*
+ * The newest history pass whose data at device byte @dev matches @n bytes at
+ * @data (which sit @skip bytes into the sector at @dev); -1 if none.
+ */
+static long diag_find_stale(const struct guac_diag_config *cfg, uint64_t dev, size_t skip,
+			    const uint8_t *data, size_t n, uint8_t *scratch)
+{
+	size_t i;
+	uint64_t soff;
+
+	size_t quick = n < GUAC_BLOCK_SIZE ? n : GUAC_BLOCK_SIZE;
+
+	for (i = 0; i < cfg->nhistory; i++) {
+		if (!diag_history_at(&cfg->history[i], dev, &soff))
+			continue;
+		/* 64 bytes first: most origins are rejected at the cost of one block. */
+		diag_pass_fill(cfg, &cfg->history[i], scratch, soff + skip, quick);
+		if (memcmp(scratch, data, quick))
+			continue;
+		diag_pass_fill(cfg, &cfg->history[i], scratch, soff + skip, n);
+		if (!memcmp(scratch, data, n))
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * Everything decidable from the sector and its own place. Returns true if
+ * decided; false leaves the sector to the misdirection search.
+ */
+bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
+		     const uint8_t *got, const uint8_t *want, uint8_t *scratch,
+		     struct guac_diag_result *r)
+{
+	size_t n = cfg->sector, i, mid, head, tail;
+	long stale;
+
+	memset(r, 0, sizeof(*r));
+	r->stream_offset = stream_offset;
+	r->device_offset = cfg->pass.device_offset + (stream_offset - cfg->pass.stream_offset);
+	r->search_complete = true;
+
+	for (head = 0; head < n && got[head] == want[head]; head++)
+		;
+	if (head == n) {
+		r->cls = GUAC_DIAG_OK;
+		r->matching_bytes = (uint32_t)n;
+		return true;
+	}
+	for (tail = 0; tail < n - head && got[n - 1 - tail] == want[n - 1 - tail]; tail++)
+		;
+	/* 8 bytes at a time (@n is a multiple of 64): verify runs this on every bad sector. */
+	for (i = 0; i < n; i += 8) {
+		uint64_t a, b, x, z;
+
+		memcpy(&a, got + i, 8);
+		memcpy(&b, want + i, 8);
+		x = a ^ b;
+		/* The high bit of each byte of @z: that byte of @x is zero. */
+		z = ~(((x & DIAG_LOW7) + DIAG_LOW7) | x | DIAG_LOW7);
+		r->matching_bytes += (uint32_t)(((z >> 7) * DIAG_ONES8) >> 56);
+		r->bit_flips += diag_popcount64(x);
+	}
+	r->head_ok = (uint32_t)head;
+	r->tail_ok = (uint32_t)tail;
+
+	if (diag_all(got, n, 0x00)) {
+		r->cls = GUAC_DIAG_ALL_ZERO;
+		return true;
+	}
+	if (diag_all(got, n, 0xff)) {
+		r->cls = GUAC_DIAG_ALL_ONES;
+		return true;
+	}
+	stale = diag_find_stale(cfg, r->device_offset, 0, got, n, scratch);
+	if (stale >= 0) {
+		const struct guac_diag_pass *h = &cfg->history[stale];
+
+		r->cls = GUAC_DIAG_STALE_ORIGIN;
+		r->found_origin = h->origin;
+		diag_history_at(h, r->device_offset, &r->found_stream_offset);
+		r->found_device_offset = r->device_offset;
+		return true;
+	}
+
+	/*
+	 * Torn: a right head or tail, and a middle that is wrong nearly
+	 * throughout (random bytes still match one in 256). A middle that is
+	 * mostly right is scattered damage instead.
+	 */
+	mid = n - head - tail;
+	if (head >= DIAG_TORN_MIN || tail >= DIAG_TORN_MIN) {
+		size_t mid_right = r->matching_bytes - head - tail;
+
+		if (mid_right * 8 <= mid) {
+			const uint8_t *rest = got + head;
+
+			r->cls = GUAC_DIAG_TORN;
+			if (diag_all(rest, mid, 0x00)) {
+				r->rest = GUAC_DIAG_REST_ZEROS;
+			} else if (diag_all(rest, mid, 0xff)) {
+				r->rest = GUAC_DIAG_REST_ONES;
+			} else {
+				stale = diag_find_stale(cfg, r->device_offset, head, rest, mid,
+							scratch);
+				r->rest = stale >= 0 ? GUAC_DIAG_REST_STALE : GUAC_DIAG_REST_OTHER;
+				if (stale >= 0) {
+					r->found_origin = cfg->history[stale].origin;
+					diag_history_at(&cfg->history[stale], r->device_offset,
+							&r->found_stream_offset);
+				}
+			}
+			return true;
+		}
+	}
+	if (r->matching_bytes * 2 >= n) {
+		r->cls = GUAC_DIAG_PARTIAL_MATCH;
+		return true;
+	}
+	r->cls = GUAC_DIAG_UNKNOWN;
+	return false;
+}
+
+/* ---- reporting ---- */
+
+static const char *diag_direction(int64_t distance)
+{
+	return distance < 0 ? "earlier" : "later";
+}
+
+static uint64_t diag_abs(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int sector,
+			       char *buf, size_t size)
+{
+	unsigned long long lba = r->found_device_offset / sector;
+	unsigned long long dist = diag_abs(r->distance);
+	char cap[32];
+
+	switch (r->cls) {
+	case GUAC_DIAG_OK:
+		snprintf(buf, size, "OK: the sector matches");
+		break;
+	case GUAC_DIAG_ALL_ZERO:
+		snprintf(buf, size, "ALL_ZERO: every byte is 0x00: never written, trimmed or "
+			 "unmapped (a lost write on a fresh or discarded device)");
+		break;
+	case GUAC_DIAG_ALL_ONES:
+		snprintf(buf, size, "ALL_ONES: every byte is 0xff: erased flash never "
+			 "programmed (a lost write)");
+		break;
+	case GUAC_DIAG_TORN: {
+		char rest[64];
+
+		if (r->rest == GUAC_DIAG_REST_STALE)
+			snprintf(rest, sizeof(rest), "origin %llu's data (stale)",
+				 (unsigned long long)r->found_origin);
+		else
+			snprintf(rest, sizeof(rest), "%s",
+				 r->rest == GUAC_DIAG_REST_ZEROS ? "zeros" :
+				 r->rest == GUAC_DIAG_REST_ONES ? "0xff" : "other data");
+		snprintf(buf, size, "TORN: first %u and last %u bytes right, the %u between "
+			 "hold %s: a write torn by power loss or cut short", r->head_ok,
+			 r->tail_ok, sector - r->head_ok - r->tail_ok, rest);
+		break;
+	}
+	case GUAC_DIAG_STALE_ORIGIN:
+		snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the earlier "
+			 "pass with origin %llu (stream offset %llu): the latest write was lost",
+			 (unsigned long long)r->found_origin,
+			 (unsigned long long)r->found_stream_offset);
+		break;
+	case GUAC_DIAG_MISDIRECTED:
+		snprintf(buf, size, "MISDIRECTED: holds stream offset %llu, meant for LBA %llu "
+			 "(byte %llu), %llu sectors %s: a misdirected write landed here, and "
+			 "this sector's own write was lost", (unsigned long long)r->found_stream_offset,
+			 lba, (unsigned long long)r->found_device_offset, dist / sector,
+			 diag_direction(r->distance));
+		break;
+	case GUAC_DIAG_WRAPPED:
+		guac_fmt_bytes(cap, sizeof(cap), (double)r->capacity);
+		snprintf(buf, size, "WRAPPED: holds the data of LBA %llu (byte %llu), %llu bytes "
+			 "%s: addresses wrap, the real capacity looks like %llu bytes (%s): a "
+			 "fake-capacity device", lba, (unsigned long long)r->found_device_offset,
+			 dist, diag_direction(r->distance), (unsigned long long)r->capacity, cap);
+		break;
+	case GUAC_DIAG_PARTIAL_MATCH:
+		snprintf(buf, size, "PARTIAL_MATCH: %u of %u bytes right, %u bits flipped: "
+			 "scattered corruption (media errors, a bad transfer or memory)",
+			 r->matching_bytes, sector, r->bit_flips);
+		break;
+	case GUAC_DIAG_UNKNOWN:
+	default:
+		if (r->constant)
+			snprintf(buf, size, "UNKNOWN: every byte is 0x%02x, not stream data%s",
+				 r->constant_byte, r->search_complete ? "" :
+				 " (misdirection search not exhaustive)");
+		else
+			snprintf(buf, size, "UNKNOWN: %.2f bits of entropy per byte (%s), not "
+				 "from this pass%s", r->entropy,
+				 r->entropy > 7.0 ? "random, encrypted or compressed" :
+				 "structured: foreign data", r->search_complete ?
+				 "" : " as far as searched (search not exhaustive)");
+		break;
+	}
+	return buf;
+}
+
+void guac_diag_json(FILE *f, const struct guac_diag_result *r, unsigned int sector)
+{
+	fprintf(f, "{\"class\":\"%s\",\"stream_offset\":%" PRIu64 ",\"device_offset\":%"
+		PRIu64 ",\"lba\":%" PRIu64, guac_diag_class_name(r->cls), r->stream_offset,
+		r->device_offset, r->device_offset / sector);
+	switch (r->cls) {
+	case GUAC_DIAG_TORN:
+		fprintf(f, ",\"head_ok\":%u,\"tail_ok\":%u,\"rest\":\"%s\"", r->head_ok,
+			r->tail_ok, guac_diag_rest_name(r->rest));
+		if (r->rest == GUAC_DIAG_REST_STALE)
+			fprintf(f, ",\"found_origin\":%" PRIu64, r->found_origin);
+		break;
+	case GUAC_DIAG_STALE_ORIGIN:
+		fprintf(f, ",\"found_origin\":%" PRIu64 ",\"found_stream_offset\":%" PRIu64,
+			r->found_origin, r->found_stream_offset);
+		break;
+	case GUAC_DIAG_MISDIRECTED:
+	case GUAC_DIAG_WRAPPED:
+		fprintf(f, ",\"found_stream_offset\":%" PRIu64 ",\"found_device_offset\":%" PRIu64
+			",\"found_lba\":%" PRIu64 ",\"distance\":%" PRId64, r->found_stream_offset,
+			r->found_device_offset, r->found_device_offset / sector, r->distance);
+		if (r->cls == GUAC_DIAG_WRAPPED)
+			fprintf(f, ",\"capacity\":%" PRIu64 ",\"capacity_max\":%" PRIu64,
+				r->capacity, r->capacity_max);
+		break;
+	case GUAC_DIAG_PARTIAL_MATCH:
+		fprintf(f, ",\"matching_bytes\":%u,\"bit_flips\":%u", r->matching_bytes,
+			r->bit_flips);
+		break;
+	case GUAC_DIAG_UNKNOWN:
+		fprintf(f, ",\"entropy\":%.3f,\"search_complete\":%s", r->entropy,
+			r->search_complete ? "true" : "false");
+		if (r->constant)
+			fprintf(f, ",\"constant_byte\":%u", r->constant_byte);
+		break;
+	default:
+		break;
+	}
+	fputc('}', f);
+}

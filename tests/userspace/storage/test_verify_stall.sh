@@ -79,7 +79,8 @@ fi
 # the bytes read before the stop are checked, nothing is a mismatch.
 "$GUAC" verify -n 1G --json "$fifo" >"$tmp/o2" 2>"$tmp/e2" 3>&- &
 pid=$!
-"$GUAC" gen --length 1000000 >&3
+# bounded: a guac that died early would leave the writer blocked on the FIFO
+timeout 10 "$GUAC" gen --length 1000000 >&3
 wait_read $pid 1000000
 interrupt $pid 2
 check "stalled pipe after 1000000 bytes: one SIGINT ends it within 5 s" "[ $ended = yes ]"

@@ -1092,11 +1092,10 @@ class Case:
                 bs //= 4
             fill.update(jobs=1, seek=r.choice([0, 4096 * r.randint(1, 16)]),
                         length=max(fill["length"], jobs * bs * 2 + r.randint(0, bs)))
-        f = self.new_target(fill)
-        m = self.p("m.json")
-        if self.write(f, fill, m) != 0:
+        filled = self.fill_target(fill)
+        if not filled:
             return
-        st = self.manifests[m]
+        f, st = filled
         start, end = fill["seek"], fill["seek"] + fill["length"]
         spots = r.randint(2, 5) if r.random() < 0.85 else 0
         if race:
@@ -1131,14 +1130,21 @@ class Case:
         if r.random() < 0.5:
             self.check_manifest(st, "whole")
 
-    def fam_trunc(self):
-        r = self.rng
-        fill = self.pick_fill()
+    def fill_target(self, fill):
+        """A new target written with FILL under m.json: (path, manifest state), or None."""
         f = self.new_target(fill)
         m = self.p("m.json")
         if self.write(f, fill, m) != 0:
+            return None
+        return f, self.manifests[m]
+
+    def fam_trunc(self):
+        r = self.rng
+        fill = self.pick_fill()
+        filled = self.fill_target(fill)
+        if not filled:
             return
-        st = self.manifests[m]
+        f, st = filled
         damaged = r.random() < 0.5
         if r.random() < 0.3:
             self.check_manifest(st, "whole")
@@ -1214,11 +1220,10 @@ class Case:
     def fam_pipe(self):
         r = self.rng
         fill = self.pick_fill()
-        f = self.new_target(fill)
-        m = self.p("m.json")
-        if self.write(f, fill, m) != 0:
+        filled = self.fill_target(fill)
+        if not filled:
             return
-        st = self.manifests[m]
+        f, st = filled
         damaged = r.random() < 0.45
         if damaged:
             self.damage(fill, f)

@@ -71,7 +71,7 @@ void verify_diag_setup(struct verify_run *run)
 						run->manifest->length };
 	} else {
 		pass = (struct guac_diag_pass){ run->origin, run->offset, run->seek,
-						run->bounded ? run->length + run->skip : 0 };
+						run->length + run->skip };
 	}
 	guac_diag_config_init(&run->diag_cfg, (enum guac_impl)run->impl, run->sector, &pass);
 	run->diag_cfg.stop = &run->stop;	/* Ctrl-C ends the search, never the report */
@@ -461,7 +461,7 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	io.label = "verify";
 	io.progress = isatty(STDERR_FILENO);
 	io.progress_before = run->progress_done + seg->resume;
-	io.progress_total = run->bounded ? run->planned : 0;
+	io.progress_total = run->planned;
 	io.stop = &run->stop;
 	if (run->target.kind == GUAC_TARGET_STREAM) {
 		io.jobs = 1;
@@ -705,7 +705,6 @@ bool verify_plan_manifest(struct verify_run *run)
 	}
 	run->skip = lo;
 	run->end = m->device_offset + hi;
-	run->bounded = true;
 	return true;
 }
 
@@ -724,26 +723,13 @@ bool verify_plan_plain(struct verify_run *run)
 			 "one, an input that ends early could not be told from a whole one");
 		return false;
 	}
-	if (run->target.kind == GUAC_TARGET_STREAM) {
-		/* The pipe is the data from byte 0: the bytes before --seek + --skip are dropped. */
-		run->bounded = run->length_given;
-		if (run->shard.count > 1 && !run->length_given) {
-			guac_err("--shard on a pipe needs --length (the whole data's)");
-			return false;
-		}
-		verify_add_segment(run, start, guac_spos_add(data, run->skip),
-				   run->length_given ? run->length : UINT64_MAX - start, 0, -1);
-		if (!run->length_given)
-			run->planned = 0;
-		run->end = run->length_given ? start + run->length : UINT64_MAX;
-	} else {
+	/* A pipe is the data from byte 0: the bytes before --seek + --skip are dropped. */
+	if (run->target.kind != GUAC_TARGET_STREAM && !run->length_given) {
 		avail = run->target.size > start ? run->target.size - start : 0;
-		if (!run->length_given)
-			run->length = avail;
-		run->bounded = true;
-		verify_add_segment(run, start, guac_spos_add(data, run->skip), run->length, 0, -1);
-		run->end = start + run->length;
+		run->length = avail;
 	}
+	verify_add_segment(run, start, guac_spos_add(data, run->skip), run->length, 0, -1);
+	run->end = start + run->length;
 	if (run->shard.count > 1) {
 		/* Like guac write --shard K/N --length L: part K of the L bytes. */
 		uint64_t a, b;
@@ -917,7 +903,7 @@ const char *verify_result(const struct verify_run *run)
 		return "empty";
 	if (verify_mismatch(run))
 		return "mismatch";
-	if (!run->bounded || verify_covered(run) != run->planned)
+	if (verify_covered(run) != run->planned)
 		return "unchecked";
 	return "ok";
 }

@@ -177,10 +177,7 @@ void verify_report_json(const struct verify_run *run)
 		guac_json_string(stdout, run->manifest_path);
 		printf(",");
 	}
-	if (run->bounded)
-		printf("\"length\":%" PRIu64 ",", run->planned);
-	else
-		printf("\"length\":null,");
+	printf("\"length\":%" PRIu64 ",", run->planned);
 	printf("\"bytes_checked\":%" PRIu64 ",\"short\":%s,\"interrupted\":%s,"
 	       "\"max_errors_reached\":%s,\"incomplete_bytes\":%" PRIu64 ",\"seconds\":%.6f,"
 	       "\"bytes_per_second\":%.0f,\"cpu_seconds\":%.6f,\"bytes_per_cpu_second\":%.0f,"

@@ -68,7 +68,6 @@ struct verify_run {
 	struct guac_manifest *manifest;
 	struct verify_segment *seg;
 	unsigned int nseg;
-	bool bounded;			/* the length is known */
 	bool subrange;			/* --skip, --length or --shard: not the whole manifest */
 	bool recorded_target;		/* SOURCE is the manifest's target: progress is saved */
 	char stamp[128];		/* the target's state before the first read */

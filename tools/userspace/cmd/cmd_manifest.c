@@ -237,6 +237,9 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 			whole.target_size = part.target_size;
 		whole.direct = whole.direct && part.direct;
 		whole.sync = whole.sync && part.sync;
+		/* Written from several hosts (a shared LUN): no one host. */
+		if (strcmp(part.host, whole.host))
+			whole.host[0] = '\0';
 	}
 	for (i = 0; i < whole.shard_count; i++) {
 		if (!seen[i]) {

@@ -495,6 +495,9 @@ int guac_cmd_write(int argc, char **argv)
 
 	/* The manifest first says "running": a crash leaves a record of the attempt. */
 	snprintf(m.tool_version, sizeof(m.tool_version), "%s", guac_version());
+	/* The host that writes, for a fleet's report; a name that is not UTF-8 is left out. */
+	if (gethostname(m.host, sizeof(m.host) - 1) || !guac_manifest_utf8(m.host))
+		m.host[0] = '\0';
 	m.stream_version = GUAC_STREAM_VERSION;
 	m.origin = a.origin;
 	m.stream_offset = a.offset;

@@ -188,7 +188,7 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 		"format", "version", "tool", "tool_version", "stream_version", "origin",
 		"stream_offset", "device_offset", "length", "block_size", "sector_size",
 		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
-		"seconds", "ranges", "history", "verify", "checksum", NULL };
+		"seconds", "ranges", "history", "verify", "checksum", "host", NULL };
 	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid", NULL };
 	static const char *const shard_keys[] = { "index", "count", NULL };
 	static const char *const range_keys[] = { "device_offset", "stream_offset", "length",
@@ -216,9 +216,9 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 			       "edited field could not be told from a real one (this guac reads "
 			       "version %d; rewrite the manifest with guac write)",
 			       GUAC_MANIFEST_VERSION);
-	if (version != 2 && version != GUAC_MANIFEST_VERSION)
+	if (version < 2 || version > GUAC_MANIFEST_VERSION)
 		return mf_fail(c, "manifest version %" PRIu64 " is not supported (this guac reads "
-			       "versions 2 and %d)", version, GUAC_MANIFEST_VERSION);
+			       "versions 2 to %d)", version, GUAC_MANIFEST_VERSION);
 	m->version = (unsigned int)version;
 	if (!mf_get(root, "checksum"))
 		return mf_fail(c, "missing field \"checksum\": a version %d manifest carries the "
@@ -226,7 +226,12 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 			       GUAC_MANIFEST_VERSION);
 	if (!mf_str(c, root, "checksum", checksum, checksum_size, false))
 		return false;
+	/* "host" came with version 4. */
+	if (m->version < 4 && mf_get(root, "host"))
+		return mf_fail(c, "unknown field \"host\" in the manifest (version %u has none)",
+			       m->version);
 	if (!mf_known_keys(c, root, "the manifest", top_keys) ||
+	    (m->version >= 4 && !mf_str(c, root, "host", m->host, sizeof(m->host), true)) ||
 	    !mf_str(c, root, "tool", tool, sizeof(tool), false) ||
 	    !mf_str(c, root, "tool_version", m->tool_version, sizeof(m->tool_version), false) ||
 	    !mf_uint(c, root, "stream_version", &m->stream_version) ||
@@ -509,6 +514,10 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 	fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"tool\": \"guac\",\n"
 		"  \"tool_version\": ", GUAC_MANIFEST_FORMAT, version);
 	guac_json_string(f, m->tool_version);
+	if (version >= 4) {
+		fputs(",\n  \"host\": ", f);
+		mf_nullable(f, m->host);
+	}
 	fprintf(f, ",\n  \"stream_version\": %u,\n  \"origin\": %" PRIu64 ",\n"
 		"  \"stream_offset\": %" PRIu64 ",\n  \"device_offset\": %" PRIu64 ",\n"
 		"  \"length\": %" PRIu64 ",\n  \"block_size\": %" PRIu64 ",\n"
@@ -603,7 +612,8 @@ void guac_manifest_print(FILE *f, const struct guac_manifest *m)
 static const char *mf_bad_string(const struct guac_manifest *m)
 {
 	const struct { const char *name, *s; } f[] = {
-		{ "tool_version", m->tool_version }, { "target.path", m->target_path },
+		{ "tool_version", m->tool_version }, { "host", m->host },
+		{ "target.path", m->target_path },
 		{ "target.type", m->target_type }, { "target.serial", m->serial },
 		{ "target.wwid", m->wwid }, { "status", m->status }, { "error", m->error },
 		{ "started", m->started }, { "finished", m->finished },

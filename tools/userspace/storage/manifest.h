@@ -13,7 +13,7 @@
 #include "io_engine.h"
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
-#define GUAC_MANIFEST_VERSION 3	/* 3: verify.target_stamp, "running"; 2 is read, 1 refused */
+#define GUAC_MANIFEST_VERSION 4	/* 4: host; 3: verify.target_stamp, "running"; 2, 3 read; 1 refused */
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
@@ -27,6 +27,25 @@ struct guac_manifest_range {
 	uint64_t verified;		/* bytes checked by guac verify (for --resume) */
 };
 
+/*
+ * A bad range a verify record keeps (version 4): where, which kind, and the
+ * class of its sectors ("ALL_ZERO" ... "OTHER", "-" for unreadable ones or
+ * sectors only partly checked), as --bad-list gives it.
+ */
+#define GUAC_MANIFEST_MAX_BAD 64	/* the first bad ranges of a record */
+#define GUAC_MANIFEST_NCLASSES 7	/* guac_manifest_class_names[] */
+struct guac_manifest_bad {
+	uint64_t device_offset, length;
+	bool unreadable;
+	char cls[16];
+};
+
+/*
+ * The class names a verify record counts, in this order: the local classes of
+ * diag.h, OTHER (left to the misdirection search) and unclassified.
+ */
+extern const char *const guac_manifest_class_names[GUAC_MANIFEST_NCLASSES];
+
 /* An earlier write to the same target, kept to name stale data. */
 struct guac_manifest_history {
 	uint64_t origin, stream_offset, device_offset, length;
@@ -34,8 +53,9 @@ struct guac_manifest_history {
 };
 
 struct guac_manifest {
-	unsigned int version;		/* as read (2 or 3); saves write GUAC_MANIFEST_VERSION */
+	unsigned int version;		/* as read (2 to 4); saves write GUAC_MANIFEST_VERSION */
 	char tool_version[32];
+	char host[256];			/* the writer's host name; empty: unknown (before 4) or several */
 	unsigned int stream_version;
 	uint64_t origin;		/* stream origin block */
 	uint64_t stream_offset;		/* stream byte at device_offset */
@@ -68,6 +88,18 @@ struct guac_manifest {
 	char verify_status[16];
 	uint64_t verify_bad_sectors, verify_unreadable_sectors;
 	char verify_stamp[128];		/* empty: unknown (version 2), never trusted */
+	/*
+	 * Version 4: where the record's bad sectors are. verify_places false:
+	 * not known (a record continued from version 3, which kept counts only;
+	 * JSON null). Else the bad ranges of the verified parts (mismatching and
+	 * unreadable, adjacent ones of one kind and class merged), all counted,
+	 * the first GUAC_MANIFEST_MAX_BAD kept, and the bad sectors per class.
+	 */
+	bool verify_places;
+	uint64_t verify_bad_ranges;
+	unsigned int nverify_bad;
+	struct guac_manifest_bad verify_bad[GUAC_MANIFEST_MAX_BAD];
+	uint64_t verify_classes[GUAC_MANIFEST_NCLASSES];
 };
 
 /* Now as "2026-11-23T19:30:00Z". */

@@ -17,6 +17,7 @@ packages="
 	dieharder rng-tools5 gnuplot-nox dmsetup fio
 	linux-source-6.12
 	debhelper dh-dkms debootstrap e2fsprogs qemu-utils
+	slurmctld slurmd slurm-client munge iproute2 python3-venv
 "
 
 missing=""

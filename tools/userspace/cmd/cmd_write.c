@@ -35,7 +35,7 @@ struct write_args {
 	uint64_t origin, offset, length, seek, bs, jobs;
 	bool length_given;
 	enum guac_direct direct;
-	bool sync;
+	bool sync, resume;
 	const char *manifest;
 	const char *shard_arg, *shards_arg;
 	int impl;
@@ -68,6 +68,9 @@ static void write_usage(FILE *f)
 		"  -m, --manifest FILE  record the write (docs/manifest.md); an existing manifest\n"
 		"                       of another stream range moves into its history; not\n"
 		"                       TARGET itself\n"
+		"      --resume         continue the fill the manifest records, from its durable\n"
+		"                       bytes (a requeued batch task); the same options and\n"
+		"                       target are needed; no manifest yet: a new fill\n"
 		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
@@ -96,6 +99,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "sync", no_argument, NULL, 'y' },
 		{ "manifest", required_argument, NULL, 'm' },
+		{ "resume", no_argument, NULL, 'R' },
 		{ "shard", required_argument, NULL, 'k' },
 		{ "shards", required_argument, NULL, 'K' },
 		{ "impl", required_argument, NULL, 'i' },
@@ -154,6 +158,9 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 			break;
 		case 'm':
 			a->manifest = optarg;
+			break;
+		case 'R':
+			a->resume = true;
 			break;
 		case 'k':
 			a->shard_arg = optarg;
@@ -363,6 +370,30 @@ static const char *write_check_file(const struct guac_target *t, const char *pat
 	return lost ? "the target was truncated during the fill" : NULL;
 }
 
+/*
+ * --resume: what of the recorded fill @old differs from this write, or NULL
+ * when it is the same fill of the same target, so that the bytes it counts
+ * durable need not be written again.
+ */
+static const char *write_resume_differs(const struct write_args *a, const struct guac_manifest *old,
+					const struct guac_shard *shard, const struct guac_target *t,
+					const char *target_abs)
+{
+	return old->origin != a->origin ? "origin" :
+	       old->stream_offset != a->offset ? "stream offset (--offset)" :
+	       old->device_offset != a->seek ? "device offset (--seek)" :
+	       old->length != a->length ? "length" :
+	       old->block_size != a->bs ? "block size (--bs)" :
+	       old->sector_size != t->sector ? "sector size" :
+	       old->shard_index != shard->index || old->shard_count != shard->count ? "shard" :
+	       strcmp(old->target_path, target_abs) ? "target path" :
+	       strcmp(old->target_type, t->kind == GUAC_TARGET_BLOCK ? "block" : "file") ?
+	       "target type" :
+	       strcmp(old->serial, t->serial) ? "target serial" :
+	       strcmp(old->wwid, t->wwid) ? "target WWN" :
+	       old->direct != t->direct ? "I/O mode (--direct/--buffered)" : NULL;
+}
+
 /* Progress into the manifest's ranges: one range per job. */
 static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint64_t shard_start,
 			 bool durable)
@@ -410,6 +441,10 @@ int guac_cmd_write(int argc, char **argv)
 		return ret;
 	if (!guac_shard_parse(&shard, a.shard_arg, a.shards_arg))
 		return GUAC_EXIT_ERROR;
+	if (a.resume && !a.manifest) {
+		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
+		return GUAC_EXIT_ERROR;
+	}
 	if (!write_probe(a.target, &t))
 		return GUAC_EXIT_ERROR;
 
@@ -493,6 +528,27 @@ int guac_cmd_write(int argc, char **argv)
 		return GUAC_EXIT_ERROR;
 	}
 
+	if (a.resume && have_old) {
+		const char *why = write_resume_differs(&a, &old, &shard, &t, target_abs);
+
+		if (why) {
+			guac_err("cannot resume: '%s' records another fill (its %s differs from this "
+				 "write's); nothing written", a.manifest, why);
+			guac_target_close(&t);
+			return GUAC_EXIT_ERROR;
+		}
+		if (!strcmp(old.status, "complete")) {
+			printf("OK: nothing to resume: '%s' records this fill complete, %" PRIu64
+			       " bytes durable (finished %s)\n", a.manifest,
+			       guac_manifest_done(&old), old.finished);
+			guac_target_close(&t);
+			return GUAC_EXIT_OK;
+		}
+		a.jobs = old.nranges;	/* the recorded parts, each from its own durable end */
+	} else if (a.resume) {
+		guac_err("note: no manifest '%s' yet: nothing to resume, a new fill", a.manifest);
+	}
+
 	/* The manifest first says "running": a crash leaves a record of the attempt. */
 	snprintf(m.tool_version, sizeof(m.tool_version), "%s", guac_version());
 	/* The host that writes, for a fleet's report; a name that is not UTF-8 is left out. */
@@ -536,11 +592,33 @@ int guac_cmd_write(int argc, char **argv)
 					a.impl };
 	for (i = 0; i < io.jobs; i++)
 		io.job[i].priv = &stream;
+	if (a.resume && have_old) {
+		/* Each part continues from its durable end: the split must be the recorded one. */
+		for (i = 0; i < io.jobs && io.jobs == old.nranges; i++)
+			if (old.range[i].device_offset != a.seek + shard_start + io.job[i].start ||
+			    old.range[i].length != io.job[i].end - io.job[i].start)
+				break;
+		if (i != io.jobs || io.jobs != old.nranges) {
+			guac_err("cannot resume: the ranges of '%s' are not the parts this write "
+				 "makes of its shard (edited?); nothing written", a.manifest);
+			guac_target_close(&t);
+			return GUAC_EXIT_ERROR;
+		}
+		for (i = 0; i < io.jobs; i++) {
+			io.job[i].resume = old.range[i].done;
+			atomic_store(&io.job[i].done, old.range[i].done);
+			io.progress_before += old.range[i].done;
+		}
+		memcpy(m.started, old.started, sizeof(m.started));
+	}
 	write_ranges(&m, &io, shard_start, true);
 	if (a.manifest && !guac_manifest_save(a.manifest, &m)) {
 		guac_target_close(&t);
 		return GUAC_EXIT_ERROR;
 	}
+	if (a.resume && have_old)
+		printf("resuming '%s' (%s): %" PRIu64 " of %" PRIu64 " bytes already durable\n",
+		       a.manifest, old.status, io.progress_before, io.length);
 
 	/* A file size limit must end in EFBIG, reported like ENOSPC, not in a kill. */
 	signal(SIGXFSZ, SIG_IGN);
@@ -564,7 +642,7 @@ int guac_cmd_write(int argc, char **argv)
 	durable_ok = !io.sync_error || a.sync;
 	durable = durable_ok ? done : 0;
 	write_ranges(&m, &io, shard_start, durable_ok);
-	m.seconds = io.seconds;
+	m.seconds = io.seconds + (a.resume && have_old ? old.seconds : 0);
 	guac_manifest_now(m.finished, sizeof(m.finished));
 	failed = first_err || io.sync_error || thread_err || lost;
 	if (lost) {
@@ -591,7 +669,7 @@ int guac_cmd_write(int argc, char **argv)
 	}
 
 	guac_fmt_bytes(human, sizeof(human), (double)durable);
-	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? done / io.seconds : 0);
+	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? (done - io.progress_before) / io.seconds : 0);
 	if (first_err)
 		printf("FAILED: %s at device byte %" PRIu64 " (sector %" PRIu64 ")\n",
 		       strerror(first_err), first_err_pos, first_err_pos / t.sector);

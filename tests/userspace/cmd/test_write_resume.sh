@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# guac write --resume (issue 24: a requeued batch task continues its fill):
+# an interrupted fill continues from the durable bytes its manifest records
+# and writes only the rest (a sector damaged in the durable part stays
+# damaged: it was not written again); the result verifies OK; a manifest of
+# another fill is refused without writing; a complete one is left alone; no
+# manifest yet is a new fill; shards from SLURM_ARRAY_* resume too. TAP.
+set -u
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
+
+# wait_written PID BYTES: until process PID has written BYTES (10 s at most).
+wait_written() {
+	n=0
+	while [ $n -lt 1000 ] &&
+		[ "$(awk '/^wchar/ {print $2}' /proc/"$1"/io 2>/dev/null || echo 0)" -lt "$2" ]; do
+		sleep 0.01
+		n=$((n + 1))
+	done
+}
+
+tap_begin
+f=$tmp/f m=$tmp/m.json
+"$GUAC" write --length 1G --jobs 2 --origin 11 -m "$m" "$f" >"$tmp/o1" 2>&1 &
+pid=$!
+wait_written $pid 100000000
+kill -INT $pid
+wait $pid
+rc=$?
+check "an interrupted fill exits 130" "[ $rc -eq 130 ]"
+check "... and its manifest says interrupted" "grep -q '\"status\": \"interrupted\"' '$m'"
+done1=$(grep -o '"done": [0-9]*' "$m" | awk '{s += $2} END {print s}')
+check "... with some bytes durable, not all ($done1)" "[ $done1 -gt 0 ] && [ $done1 -lt 1073741824 ]"
+
+# Damage the first durable sector: a resume that rewrote it would heal it.
+dd if=/dev/zero of="$f" bs=512 seek=0 count=1 conv=notrunc status=none
+cp "$m" "$tmp/m.before"
+"$GUAC" write --length 1G --origin 11 --resume -m "$m" "$f" >"$tmp/o2" 2>&1
+rc=$?
+check "--resume completes the fill (exit 0)" "[ $rc -eq 0 ] && grep -q '^OK: 1073741824 of 1073741824' '$tmp/o2'"
+check "... says what it resumed" "grep -q \"resuming .* $done1 of 1073741824 bytes already durable\" '$tmp/o2'"
+check "... the manifest is complete, started when the first run did" \
+	"grep -q '\"status\": \"complete\"' '$m' &&
+	 [ \"\$(grep '\"started\"' '$m')\" = \"\$(grep '\"started\"' '$tmp/m.before')\" ]"
+"$GUAC" verify -m "$m" --json >"$tmp/v.json" 2>"$tmp/v.err"
+rc=$?
+check "verify finds exactly the damaged sector: the durable part was not rewritten" \
+	"[ $rc -eq 1 ] && grep -q '\"bad_sectors\":1,' '$tmp/v.json' && grep -q '\"ranges\":\[{\"start\":0,\"length\":512}\]' '$tmp/v.json'"
+"$GUAC" gen --origin 11 --length 512 | dd of="$f" bs=512 conv=notrunc status=none
+"$GUAC" verify -m "$m" >"$tmp/v" 2>&1
+check "with that sector repaired the whole fill verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/v'"
+
+"$GUAC" write --length 1G --origin 11 --resume -m "$m" "$f" >"$tmp/o3" 2>&1
+check "--resume of a complete fill writes nothing (exit 0)" \
+	"[ \$? -eq 0 ] && grep -q '^OK: nothing to resume' '$tmp/o3'"
+cp "$m" "$tmp/m.keep"
+"$GUAC" write --length 1G --origin 12 --resume -m "$m" "$f" >"$tmp/o4" 2>&1
+check "--resume with another origin is refused (exit 2), nothing written" \
+	"[ \$? -eq 2 ] && grep -q 'records another fill (its origin differs' '$tmp/o4' && cmp -s '$m' '$tmp/m.keep'"
+"$GUAC" write --length 512M --origin 11 --resume -m "$m" "$f" >"$tmp/o4" 2>&1
+check "--resume with another length is refused" "[ \$? -eq 2 ] && grep -q 'its length differs' '$tmp/o4'"
+"$GUAC" write --length 1M --origin 11 --resume "$tmp/g" >"$tmp/o5" 2>&1
+check "--resume without --manifest is a usage error" \
+	"[ \$? -eq 2 ] && grep -q 'resume needs --manifest' '$tmp/o5' && [ ! -e '$tmp/g' ]"
+"$GUAC" write --length 1M --origin 11 --resume -m "$tmp/g.json" "$tmp/g" >"$tmp/o6" 2>&1
+check "--resume with no manifest yet is a new fill" \
+	"[ \$? -eq 0 ] && grep -q 'nothing to resume, a new fill' '$tmp/o6' && grep -q '\"status\": \"complete\"' '$tmp/g.json'"
+
+# A Slurm array task (shard 1 of 3, --array=2-8:3) interrupted and requeued.
+s=$tmp/s sm=$tmp/s1.json
+SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=2 SLURM_ARRAY_TASK_STEP=3 \
+	"$GUAC" write --length 1500M --origin 13 -m "$sm" "$s" >"$tmp/o7" 2>&1 &
+pid=$!
+wait_written $pid 50000000
+kill -INT $pid
+wait $pid
+check "an array task (shard 1/3) interrupted" "[ \$? -eq 130 ] && grep -q '\"shard\": {\"index\": 1, \"count\": 3}' '$sm'"
+SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=2 SLURM_ARRAY_TASK_STEP=3 \
+	"$GUAC" write --length 1500M --origin 13 --resume -m "$sm" "$s" >"$tmp/o8" 2>&1
+check "... resumes from the same variables" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o8'"
+"$GUAC" verify -m "$sm" >"$tmp/v2" 2>&1
+check "... and its part verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/v2'"
+SLURM_ARRAY_TASK_ID=8 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=2 SLURM_ARRAY_TASK_STEP=3 \
+	"$GUAC" write --length 1500M --origin 13 --resume -m "$sm" "$s" >"$tmp/o9" 2>&1
+check "another task's shard does not resume this one's manifest" \
+	"[ \$? -eq 2 ] && grep -q 'its shard differs' '$tmp/o9'"
+tap_end

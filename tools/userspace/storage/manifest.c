@@ -174,6 +174,84 @@ static const struct json *mf_typed(struct mf_ctx *c, const struct json *obj, con
 	return NULL;
 }
 
+const char *const guac_manifest_class_names[GUAC_MANIFEST_NCLASSES] = {
+	"ALL_ZERO", "ALL_ONES", "TORN", "STALE_ORIGIN", "PARTIAL_MATCH", "OTHER", "unclassified",
+};
+
+static bool mf_class_ok(const char *s, bool unreadable)
+{
+	unsigned int i;
+
+	if (!strcmp(s, "-"))
+		return true;
+	for (i = 0; !unreadable && i + 1 < GUAC_MANIFEST_NCLASSES; i++)
+		if (!strcmp(s, guac_manifest_class_names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Version 4's places of a verify record's bad sectors: "bad_ranges" (a count,
+ * or null: not known), "classes" (sectors per class, or null with it) and
+ * "bad", the first ranges.
+ */
+static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac_manifest *m)
+{
+	static const char *const bad_keys[] = { "kind", "device_offset", "length", "class",
+						NULL };
+	const struct json *n = mf_get(v, "bad_ranges"), *cls = mf_get(v, "classes"), *t, *e;
+	unsigned int i;
+	char kind[16];
+
+	if (!n || !cls)
+		return mf_fail(c, "missing field \"%s\"", n ? "classes" : "bad_ranges");
+	t = mf_typed(c, v, "bad", JSON_ARRAY);
+	if (!t)
+		return false;
+	if (n->type == JSON_NULL || cls->type == JSON_NULL) {
+		if (n->type != cls->type)
+			return mf_fail(c, "\"bad_ranges\" and \"classes\" are null together or "
+				       "not at all");
+		if (t->child)
+			return mf_fail(c, "a verify record without \"bad_ranges\" lists no \"bad\"");
+		return true;
+	}
+	m->verify_places = true;
+	if (!mf_u64(c, v, "bad_ranges", &m->verify_bad_ranges))
+		return false;
+	if (cls->type != JSON_OBJECT)
+		return mf_fail(c, "field \"classes\" must be an object or null");
+	if (!mf_known_keys(c, cls, "\"classes\"", guac_manifest_class_names))
+		return false;
+	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
+		if (!mf_u64(c, cls, guac_manifest_class_names[i], &m->verify_classes[i]))
+			return false;
+	for (e = t->child; e; e = e->next) {
+		struct guac_manifest_bad *b = &m->verify_bad[m->nverify_bad];
+
+		if (m->nverify_bad == GUAC_MANIFEST_MAX_BAD)
+			return mf_fail(c, "more than %d bad ranges in \"verify\"",
+				       GUAC_MANIFEST_MAX_BAD);
+		if (e->type != JSON_OBJECT)
+			return mf_fail(c, "bad range %u is not an object", m->nverify_bad);
+		if (!mf_known_keys(c, e, "a bad range", bad_keys) ||
+		    !mf_str(c, e, "kind", kind, sizeof(kind), false) ||
+		    !mf_u64(c, e, "device_offset", &b->device_offset) ||
+		    !mf_u64(c, e, "length", &b->length) ||
+		    !mf_str(c, e, "class", b->cls, sizeof(b->cls), false))
+			return false;
+		if (strcmp(kind, "mismatch") && strcmp(kind, "unreadable"))
+			return mf_fail(c, "bad range %u: kind \"%s\" is neither \"mismatch\" nor "
+				       "\"unreadable\"", m->nverify_bad, kind);
+		b->unreadable = !strcmp(kind, "unreadable");
+		if (!mf_class_ok(b->cls, b->unreadable))
+			return mf_fail(c, "bad range %u: unknown class \"%s\"", m->nverify_bad,
+				       b->cls);
+		m->nverify_bad++;
+	}
+	return true;
+}
+
 static bool mf_status_ok(const char *s, bool verify, unsigned int version)
 {
 	return !strcmp(s, "complete") || !strcmp(s, "interrupted") ||
@@ -197,6 +275,9 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 						 "length", "finished", NULL };
 	static const char *const verify_keys[] = { "status", "bad_sectors",
 						   "unreadable_sectors", "target_stamp", NULL };
+	static const char *const verify_keys_v4[] = { "status", "bad_sectors",
+						      "unreadable_sectors", "target_stamp",
+						      "bad_ranges", "classes", "bad", NULL };
 	static const char *const verify_keys_v2[] = { "status", "bad_sectors",
 						      "unreadable_sectors", NULL };
 	const struct json *t, *v, *e;
@@ -317,13 +398,14 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 		return mf_fail(c, "missing field \"verify\"");
 	if (v->type == JSON_OBJECT) {
 		m->have_verify = true;
-		if (!mf_known_keys(c, v, "\"verify\"", m->version >= 3 ? verify_keys :
-				   verify_keys_v2) ||
+		if (!mf_known_keys(c, v, "\"verify\"", m->version >= 4 ? verify_keys_v4 :
+				   m->version >= 3 ? verify_keys : verify_keys_v2) ||
 		    !mf_str(c, v, "status", m->verify_status, sizeof(m->verify_status), false) ||
 		    !mf_u64(c, v, "bad_sectors", &m->verify_bad_sectors) ||
 		    !mf_u64(c, v, "unreadable_sectors", &m->verify_unreadable_sectors) ||
 		    (m->version >= 3 && !mf_str(c, v, "target_stamp", m->verify_stamp,
-						sizeof(m->verify_stamp), true)))
+						sizeof(m->verify_stamp), true)) ||
+		    (m->version >= 4 && !mf_decode_places(c, v, m)))
 			return false;
 		if (!mf_status_ok(m->verify_status, true, m->version))
 			return mf_fail(c, "unknown verify status \"%s\"", m->verify_status);
@@ -428,6 +510,22 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 			MF_BAD("the verify record is complete but range %u has %" PRIu64 " of %"
 			       PRIu64 " done bytes verified", i, r->verified, r->done);
 	}
+	/* Version 4: the record's bad ranges, in order, within the fill, all kept or the first. */
+	if (m->verify_places && m->nverify_bad != (m->verify_bad_ranges < GUAC_MANIFEST_MAX_BAD ?
+						    m->verify_bad_ranges : GUAC_MANIFEST_MAX_BAD))
+		MF_BAD("the verify record lists %u bad ranges of %" PRIu64 " (it keeps the first %d)",
+		       m->nverify_bad, m->verify_bad_ranges, GUAC_MANIFEST_MAX_BAD);
+	pos = m->device_offset;
+	for (i = 0; m->verify_places && i < m->nverify_bad; i++) {
+		const struct guac_manifest_bad *b = &m->verify_bad[i];
+
+		if (!b->length || b->device_offset < pos ||
+		    b->length > m->device_offset + m->length - b->device_offset)
+			MF_BAD("the verify record's bad range %u (byte %" PRIu64 ", %" PRIu64 " bytes) "
+			       "is empty, out of order or outside the fill", i, b->device_offset,
+			       b->length);
+		pos = b->device_offset + b->length;
+	}
 #undef MF_BAD
 	return true;
 }
@@ -502,6 +600,28 @@ static void mf_nullable(FILE *f, const char *s)
 		fputs("null", f);
 }
 
+/* Version 4's places of the verify record's bad sectors (mf_decode_places()). */
+static void mf_print_places(FILE *f, const struct guac_manifest *m)
+{
+	unsigned int i;
+
+	if (!m->verify_places) {
+		fputs(", \"bad_ranges\": null, \"classes\": null, \"bad\": []", f);
+		return;
+	}
+	fprintf(f, ", \"bad_ranges\": %" PRIu64 ", \"classes\": {", m->verify_bad_ranges);
+	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", guac_manifest_class_names[i],
+			m->verify_classes[i]);
+	fputs("}, \"bad\": [", f);
+	for (i = 0; i < m->nverify_bad; i++)
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"device_offset\": %" PRIu64
+			", \"length\": %" PRIu64 ", \"class\": \"%s\"}", i ? "," : "",
+			m->verify_bad[i].unreadable ? "unreadable" : "mismatch",
+			m->verify_bad[i].device_offset, m->verify_bad[i].length, m->verify_bad[i].cls);
+	fputs(m->nverify_bad ? "\n  ]" : "]", f);
+}
+
 /*
  * The canonical text: every field but "checksum", exactly as guac writes
  * it. The checksum covers this, so it is re-made from the decoded fields on
@@ -563,6 +683,8 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 			fputs(", \"target_stamp\": ", f);
 			mf_nullable(f, m->verify_stamp);
 		}
+		if (version >= 4)
+			mf_print_places(f, m);
 		fputc('}', f);
 	} else {
 		fputs("null", f);

@@ -52,6 +52,7 @@ struct verify_job {
 	uint8_t *want;
 	uint8_t *scratch;		/* one sector, for the local checks */
 	struct verify_classes classes;
+	struct verify_record record;	/* its bad ranges, for the manifest's record */
 };
 
 /*
@@ -188,10 +189,71 @@ static const char *verify_classify(struct verify_run *run, struct verify_job *vj
 	return guac_diag_class_name(r.cls);
 }
 
+/* Add a bad range to @rec, merged with the latest when they touch and match. */
+static void verify_record_add(struct verify_record *rec, const struct guac_manifest_bad *b)
+{
+	struct guac_manifest_bad *last = &rec->last;
+
+	if (rec->have_last && last->unreadable == b->unreadable && !strcmp(last->cls, b->cls) &&
+	    last->device_offset + last->length == b->device_offset) {
+		last->length += b->length;
+		if (rec->last_kept)
+			rec->list[rec->n - 1].length += b->length;
+		return;
+	}
+	rec->nranges++;
+	rec->last = *b;
+	rec->have_last = true;
+	rec->last_kept = rec->n < GUAC_MANIFEST_MAX_BAD;
+	if (rec->last_kept)
+		rec->list[rec->n++] = *b;
+}
+
+/* Append a job's record (all later than @rec's ranges) to @rec. */
+static void verify_record_merge(struct verify_record *rec, const struct verify_record *part)
+{
+	unsigned int i;
+
+	for (i = 0; i < part->n; i++)
+		verify_record_add(rec, &part->list[i]);
+	if (part->nranges > part->n) {
+		/* Ranges the part counted but did not keep: counted here, never merged. */
+		rec->nranges += part->nranges - part->n;
+		rec->last = part->last;
+		rec->last_kept = false;
+	}
+	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
+		rec->classes[i] += part->classes[i];
+}
+
+/* A job's bad sectors per class, in the order of guac_manifest_class_names[]. */
+static void verify_record_classes(struct verify_record *rec, const struct verify_classes *c)
+{
+	static const enum guac_diag_class order[] = {
+		GUAC_DIAG_ALL_ZERO, GUAC_DIAG_ALL_ONES, GUAC_DIAG_TORN, GUAC_DIAG_STALE_ORIGIN,
+		GUAC_DIAG_PARTIAL_MATCH, GUAC_DIAG_UNKNOWN,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		rec->classes[i] += c->cls[order[i]];
+	rec->classes[GUAC_MANIFEST_NCLASSES - 1] += c->unclassified;
+}
+
 static void verify_list_flush(struct verify_run *run, struct verify_job *vj)
 {
-	if (!vj->pending_kind || !vj->bad_list)
+	struct guac_manifest_bad b;
+
+	if (!vj->pending_kind)
 		return;
+	b = (struct guac_manifest_bad){ vj->pending_start, vj->pending_end - vj->pending_start,
+					vj->pending_kind == 'u', "" };
+	snprintf(b.cls, sizeof(b.cls), "%s", vj->pending_class);
+	verify_record_add(&vj->record, &b);
+	if (!vj->bad_list) {
+		vj->pending_kind = 0;
+		return;
+	}
 	fprintf(vj->bad_list, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
 		vj->pending_kind == 'm' ? "mismatch" : "unreadable", vj->pending_start,
 		vj->pending_end - 1, vj->pending_start / run->sector,
@@ -206,8 +268,6 @@ static void verify_list_flush(struct verify_run *run, struct verify_job *vj)
 static void verify_list_add(struct verify_run *run, struct verify_job *vj, char kind,
 			    const char *cls, uint64_t start, uint64_t end)
 {
-	if (!vj->bad_list)
-		return;
 	if (vj->pending_kind == kind && vj->pending_end == start &&
 	    !strcmp(vj->pending_class, cls)) {
 		vj->pending_end = end;
@@ -510,14 +570,21 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 			run->fatal_errno = j->error;
 			run->fatal_pos = io.base + j->error_pos;
 		}
-		/* What --resume may skip: whole parts from the start, then the first partial one. */
+		verify_list_flush(run, &vj[i]);
+		/*
+		 * What --resume may skip: whole parts from the start, then the first
+		 * partial one; their findings (all within what each part took) go
+		 * to the manifest's record.
+		 */
 		if (prefix_open) {
 			prefix += done;
 			bad_in_prefix += vj[i].mismatch.bad_sectors;
 			unread_in_prefix += vj[i].unreadable.bad_sectors;
 			prefix_open = done == j->end - j->start;
+			verify_record_classes(&vj[i].record, &vj[i].classes);
+			if (seg->range >= 0)
+				verify_record_merge(&run->record, &vj[i].record);
 		}
-		verify_list_flush(run, &vj[i]);
 		if (vj[i].bad_list) {
 			run->job_lists = realloc(run->job_lists,
 						 (run->njob_lists + 1) * sizeof(*run->job_lists));
@@ -784,6 +851,14 @@ void verify_save_progress(struct verify_run *run, bool running)
 	m->verify_bad_sectors = run->prior_bad;
 	m->verify_unreadable_sectors = run->prior_unreadable;
 	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
+	/* Where they are (version 4): unknown for good once a count came without places. */
+	m->verify_places = !run->record.unknown;
+	m->verify_bad_ranges = m->verify_places ? run->record.nranges : 0;
+	m->nverify_bad = m->verify_places ? run->record.n : 0;
+	memcpy(m->verify_bad, run->record.list, sizeof(m->verify_bad));
+	memcpy(m->verify_classes, run->record.classes, sizeof(m->verify_classes));
+	if (!m->verify_places)
+		memset(m->verify_classes, 0, sizeof(m->verify_classes));
 	if (!guac_manifest_save(run->manifest_path, m))
 		guac_err("warning: the verify progress is not saved in '%s'", run->manifest_path);
 }
@@ -816,6 +891,24 @@ void verify_take_record(struct verify_run *run)
 	run->trust_progress = true;
 	run->prior_bad = run->earlier_bad = m->verify_bad_sectors;
 	run->prior_unreadable = run->earlier_unreadable = m->verify_unreadable_sectors;
+	/*
+	 * The places of those findings: a version 3 record kept only their
+	 * count (none to place when it found nothing).
+	 */
+	run->earlier.unknown = !m->verify_places && (m->verify_bad_sectors ||
+						     m->verify_unreadable_sectors);
+	if (m->verify_places) {
+		run->earlier.nranges = m->verify_bad_ranges;
+		run->earlier.n = m->nverify_bad;
+		memcpy(run->earlier.list, m->verify_bad, sizeof(run->earlier.list));
+		memcpy(run->earlier.classes, m->verify_classes, sizeof(run->earlier.classes));
+		/* The latest range is known only when every one was kept. */
+		run->earlier.have_last = run->earlier.last_kept = run->earlier.n &&
+								 run->earlier.n == run->earlier.nranges;
+		if (run->earlier.have_last)
+			run->earlier.last = run->earlier.list[run->earlier.n - 1];
+	}
+	run->record = run->earlier;
 	run->already_complete = !strcmp(m->verify_status, "complete");
 }
 

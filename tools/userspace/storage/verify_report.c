@@ -148,6 +148,75 @@ static void verify_classes_json(const struct verify_run *run)
 	printf("}");
 }
 
+/*
+ * --resume: where the earlier run's bad sectors are, from the manifest's
+ * record (version 4), one line a range, then their classes; or why the
+ * places are not known.
+ */
+static void verify_earlier_text(const struct verify_run *run)
+{
+	const struct verify_record *e = &run->earlier;
+	const char *sep = "";
+	unsigned int i;
+
+	if (e->unknown) {
+		printf("  their places are not in the manifest (its record was made by a guac that "
+		       "kept only counts, manifest version 3): see that run's output and "
+		       "--bad-list\n");
+		return;
+	}
+	for (i = 0; i < e->n; i++) {
+		const struct guac_manifest_bad *b = &e->list[i];
+		uint64_t first = b->device_offset / run->sector;
+		uint64_t last = (b->device_offset + b->length - 1) / run->sector;
+
+		printf("  %s bytes %" PRIu64 "-%" PRIu64 " (%" PRIu64 " bytes, sector%s %" PRIu64,
+		       b->unreadable ? "unreadable" : "mismatch", b->device_offset,
+		       b->device_offset + b->length - 1, b->length, first == last ? "" : "s",
+		       first);
+		if (first != last)
+			printf("-%" PRIu64, last);
+		printf(")%s%s\n", strcmp(b->cls, "-") ? ": " : "", strcmp(b->cls, "-") ? b->cls : "");
+	}
+	if (e->nranges > e->n)
+		printf("  ... and %" PRIu64 " more ranges (the manifest keeps the first %d; "
+		       "--bad-list of that run has them all)\n", e->nranges - e->n,
+		       GUAC_MANIFEST_MAX_BAD);
+	if (!run->earlier_bad)
+		return;
+	printf("  classes:");
+	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++) {
+		if (!e->classes[i])
+			continue;
+		printf("%s %" PRIu64 " %s", sep, e->classes[i], guac_manifest_class_names[i]);
+		sep = ",";
+	}
+	printf("\n");
+}
+
+/* The same for --json: "resumed_bad_ranges" (null: not known), "resumed_bad", "resumed_classes". */
+static void verify_earlier_json(const struct verify_run *run)
+{
+	const struct verify_record *e = &run->earlier;
+	unsigned int i;
+
+	if (e->unknown) {
+		printf(",\"resumed_bad_ranges\":null,\"resumed_bad\":[],\"resumed_classes\":null");
+		return;
+	}
+	printf(",\"resumed_bad_ranges\":%" PRIu64 ",\"resumed_bad\":[", e->nranges);
+	for (i = 0; i < e->n; i++)
+		printf("%s{\"kind\":\"%s\",\"start\":%" PRIu64 ",\"length\":%" PRIu64
+		       ",\"class\":\"%s\"}", i ? "," : "",
+		       e->list[i].unreadable ? "unreadable" : "mismatch", e->list[i].device_offset,
+		       e->list[i].length, e->list[i].cls);
+	printf("],\"resumed_classes\":{");
+	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
+		printf("%s\"%s\":%" PRIu64, i ? "," : "", guac_manifest_class_names[i],
+		       e->classes[i]);
+	printf("}");
+}
+
 void verify_report_json(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
@@ -204,6 +273,8 @@ void verify_report_json(const struct verify_run *run)
 		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64
 		       ",\"already_complete\":%s", run->earlier_bad, run->earlier_unreadable,
 		       run->already_complete ? "true" : "false");
+	if (run->resume)
+		verify_earlier_json(run);
 	if (run->mismatch.nranges)
 		verify_classes_json(run);
 	printf(",\"search_interrupted\":%s", run->search.interrupted ? "true" : "false");
@@ -270,9 +341,9 @@ void verify_report_text(const struct verify_run *run)
 		printf("EMPTY: '%s' holds no data to check\n", run->path);
 	} else if (run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
 		printf("MISMATCH: the check was already complete: it had found %" PRIu64
-		       " bad and %" PRIu64 " unreadable %u-byte sectors (their places are in "
-		       "that run's output and --bad-list); nothing left to resume\n",
+		       " bad and %" PRIu64 " unreadable %u-byte sectors; nothing left to resume\n",
 		       run->earlier_bad, run->earlier_unreadable, run->sector);
+		verify_earlier_text(run);
 	} else if (run->already_complete && verify_ok(run)) {
 		guac_fmt_bytes(human, sizeof(human), (double)run->planned);
 		printf("OK: the recorded check of this fill was complete: all %" PRIu64 " bytes "
@@ -348,9 +419,9 @@ void verify_report_text(const struct verify_run *run)
 		       run->mismatch.nranges || run->unreadable.nranges ? "" : ", all matching");
 		printf("MISMATCH: RESUMED: the earlier run had found %" PRIu64 " bad and %" PRIu64
 		       " unreadable %u-byte sectors before where this one started (byte %" PRIu64
-		       "); the manifest keeps only their count: their places are in that run's "
-		       "output and --bad-list\n", run->earlier_bad, run->earlier_unreadable,
-		       run->sector, run->first_dev);
+		       "):\n", run->earlier_bad, run->earlier_unreadable, run->sector,
+		       run->first_dev);
+		verify_earlier_text(run);
 	}
 	if (run->ndiag && run->ndiag == run->nfirst) {
 		printf("DIAGNOSIS of the first %zu bad sector%s:\n", run->ndiag,

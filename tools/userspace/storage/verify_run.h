@@ -53,6 +53,22 @@ struct verify_classes {
 	uint64_t unclassified;
 };
 
+/*
+ * Bad ranges in order, adjacent ones of one kind and class merged, all
+ * counted and the first GUAC_MANIFEST_MAX_BAD kept, with the sectors per
+ * class (guac_manifest_class_names[]): a job's, and the manifest's verify
+ * record (version 4) of the verified parts, which --resume reports.
+ */
+struct verify_record {
+	bool unknown;			/* places not known (continued from version 3) */
+	uint64_t nranges;
+	unsigned int n;
+	struct guac_manifest_bad list[GUAC_MANIFEST_MAX_BAD];
+	uint64_t classes[GUAC_MANIFEST_NCLASSES];
+	bool have_last, last_kept;	/* the latest range, kept or not, for merging */
+	struct guac_manifest_bad last;
+};
+
 struct verify_run {
 	/* Options. */
 	const char *path, *manifest_path, *bad_list_path, *shard_arg, *shards_arg;
@@ -96,6 +112,8 @@ struct verify_run {
 	uint64_t first_error_pos;
 	uint64_t prior_bad, prior_unreadable;	/* from the manifest, with --resume */
 	uint64_t earlier_bad, earlier_unreadable;	/* the earlier run's, as loaded */
+	struct verify_record earlier;	/* the earlier run's places, as loaded (--resume) */
+	struct verify_record record;	/* the record saved: the earlier run's and this one's */
 	bool already_complete;		/* --resume of a check that had ended */
 	bool trust_progress;		/* --resume with a record it can trust */
 	FILE **job_lists;		/* every job's bad-list part, in order */

@@ -194,7 +194,7 @@ static bool json_container(struct json_parser *ps, struct json *j, int depth)
 	}
 	for (;;) {
 		char *key = NULL;
-		struct json *v;
+		struct json *v = NULL;
 
 		json_ws(ps);
 		if (object) {
@@ -208,6 +208,8 @@ static bool json_container(struct json_parser *ps, struct json *j, int depth)
 			ps->p++;
 		}
 		if (!json_value(ps, &v, depth + 1)) {
+			/* A container or string that failed inside was allocated: free it. */
+			json_free(v);
 			free(key);
 			return false;
 		}

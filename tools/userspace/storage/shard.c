@@ -108,15 +108,13 @@ bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_a
 void guac_shard_range(const struct guac_shard *s, uint64_t length, unsigned int sector,
 		      uint64_t *start, uint64_t *end)
 {
-	uint64_t sectors = (length + sector - 1) / sector;
+	/* Not (length + sector - 1) / sector: within a sector of 2^64 that wraps to 0. */
+	uint64_t sectors = length / sector + (length % sector != 0);
 	uint64_t per = sectors / s->count, extra = sectors % s->count;
 	uint64_t first = (uint64_t)s->index * per + (s->index < extra ? s->index : extra);
 	uint64_t n = per + (s->index < extra);
 
-	*start = first * sector;
-	*end = (first + n) * sector;
-	if (*start > length)
-		*start = length;
-	if (*end > length)
-		*end = length;
+	/* The last sector may be partial: a part that reaches it ends at @length. */
+	*start = first < sectors ? first * sector : length;
+	*end = first + n < sectors ? (first + n) * sector : length;
 }

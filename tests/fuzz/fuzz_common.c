@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* Shared by the libFuzzer targets (fuzz_common.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fuzz_common.h"
+#include "bench.h"
+#include "manifest.h"
+#include "target.h"
+#include "util.h"
+
+char fuzz_dir[4096];
+bool fuzz_no_io;
+
+static bool fuzz_in_cmd;		/* inside fuzz_run_cmd: exit() returns there */
+static jmp_buf fuzz_exit_jmp;
+static int fuzz_exit_status;
+static bool fuzz_own_dir;
+
+void fuzz_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "FUZZ ORACLE FAILED: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+static int fuzz_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void fuzz_cleanup(void)
+{
+	if (fuzz_own_dir && fuzz_dir[0]) {
+		if (chdir("/") == 0)
+			nftw(fuzz_dir, fuzz_rm, 16, FTW_DEPTH | FTW_PHYS);
+	}
+}
+
+void fuzz_init(void)
+{
+	static const char *const vars[] = {
+		"JOB_COMPLETION_INDEX", "GUAC_SHARDS", "SLURM_ARRAY_TASK_ID",
+		"SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP",
+		"GUAC_IO_PIPELINE",
+	};
+	const char *dir = getenv("GUAC_FUZZ_DIR");
+	size_t i;
+
+	if (fuzz_dir[0])
+		return;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+	if (dir && *dir) {
+		snprintf(fuzz_dir, sizeof(fuzz_dir), "%s", dir);
+		if (mkdir(fuzz_dir, 0700) && errno != EEXIST) {
+			perror(fuzz_dir);
+			abort();
+		}
+	} else {
+		snprintf(fuzz_dir, sizeof(fuzz_dir), "/tmp/guac-fuzz.XXXXXX");
+		if (!mkdtemp(fuzz_dir)) {
+			perror("mkdtemp");
+			abort();
+		}
+		fuzz_own_dir = true;
+		atexit(fuzz_cleanup);
+	}
+	if (chdir(fuzz_dir)) {
+		perror(fuzz_dir);
+		abort();
+	}
+}
+
+/* exit() from the tool's code returns to fuzz_run_cmd; libFuzzer's own passes. */
+void __real_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status)
+{
+	if (fuzz_in_cmd) {
+		fuzz_exit_status = status;
+		longjmp(fuzz_exit_jmp, 1);
+	}
+	__real_exit(status);
+}
+
+int fuzz_run_cmd(int (*cmd)(int, char **), int argc, char **argv)
+{
+	volatile int ret;
+
+	optind = 0;	/* glibc: start getopt afresh */
+	opterr = 1;
+	fflush(stdout);
+	fuzz_in_cmd = true;
+	if (setjmp(fuzz_exit_jmp))
+		ret = fuzz_exit_status;
+	else
+		ret = cmd(argc, argv);
+	fuzz_in_cmd = false;
+	fflush(stdout);
+	return ret;
+}
+
+int fuzz_split_args(const uint8_t *data, size_t size, const char *argv0, char **argv, int max,
+		    char *buf, size_t bufsize)
+{
+	int argc = 1;
+	size_t i, n = size < bufsize - 1 ? size : bufsize - 1;
+
+	argv[0] = (char *)argv0;
+	if (!n) {
+		argv[1] = NULL;
+		return 1;
+	}
+	memcpy(buf, data, n);
+	buf[n] = 0;
+	argv[argc++] = buf;
+	for (i = 0; i < n && argc < max; i++) {
+		if (!buf[i] && i + 1 <= n)
+			argv[argc++] = buf + i + 1;
+	}
+	/* A trailing NUL makes no empty last argument. */
+	if (argc > 1 && !*argv[argc - 1] && argv[argc - 1] == buf + n)
+		argc--;
+	argv[argc] = NULL;
+	return argc;
+}
+
+bool fuzz_write_file(const char *name, const void *data, size_t size)
+{
+	FILE *f;
+	bool ok;
+
+	/* Not fopen(): the wrapped one may refuse, and this is the harness's own file. */
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return false;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return false;
+	}
+	ok = fwrite(data, 1, size, f) == size;
+	return !fclose(f) && ok;
+}
+
+/* Only files in the private directory, sysfs and /proc/cpuinfo, for reading. */
+FILE *__real_fopen(const char *path, const char *mode);
+FILE *__wrap_fopen(const char *path, const char *mode);
+FILE *__wrap_fopen(const char *path, const char *mode)
+{
+	char real[PATH_MAX];
+	size_t n = strlen(fuzz_dir);
+
+	if (!fuzz_no_io)
+		return __real_fopen(path, mode);
+	if (strcmp(mode, "r")) {
+		errno = EROFS;
+		return NULL;
+	}
+	if (!strncmp(path, "/sys/", 5) || !strcmp(path, "/proc/cpuinfo"))
+		return __real_fopen(path, mode);
+	if (!realpath(path, real) || strncmp(real, fuzz_dir, n) || real[n] != '/') {
+		errno = EACCES;
+		return NULL;
+	}
+	return __real_fopen(path, mode);
+}
+
+bool __real_guac_target_open(struct guac_target *t, const char *path, bool write,
+			     enum guac_direct direct, bool sync);
+bool __wrap_guac_target_open(struct guac_target *t, const char *path, bool write,
+			     enum guac_direct direct, bool sync);
+bool __wrap_guac_target_open(struct guac_target *t, const char *path, bool write,
+			     enum guac_direct direct, bool sync)
+{
+	if (!fuzz_no_io)
+		return __real_guac_target_open(t, path, write, direct, sync);
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	return false;	/* the command stops here, as after a failed open */
+}
+
+bool __real_guac_manifest_save(const char *path, const struct guac_manifest *m);
+bool __wrap_guac_manifest_save(const char *path, const struct guac_manifest *m);
+bool __wrap_guac_manifest_save(const char *path, const struct guac_manifest *m)
+{
+	if (!fuzz_no_io)
+		return __real_guac_manifest_save(path, m);
+	return true;
+}
+
+int __real_guac_write_all(int fd, const void *buf, size_t len);
+int __wrap_guac_write_all(int fd, const void *buf, size_t len);
+int __wrap_guac_write_all(int fd, const void *buf, size_t len)
+{
+	if (!fuzz_no_io)
+		return __real_guac_write_all(fd, buf, len);
+	return EPIPE;
+}
+
+enum bench_status __real_bench_probe(const struct bench_source *src, char *why, size_t whylen);
+enum bench_status __wrap_bench_probe(const struct bench_source *src, char *why, size_t whylen);
+enum bench_status __wrap_bench_probe(const struct bench_source *src, char *why, size_t whylen)
+{
+	if (!fuzz_no_io)
+		return __real_bench_probe(src, why, whylen);
+	snprintf(why, whylen, "not measured while fuzzing");
+	return BENCH_ABSENT;
+}
+
+int __real_bench_small_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
+			   int impl, enum bench_format fmt);
+int __wrap_bench_small_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
+			   int impl, enum bench_format fmt);
+int __wrap_bench_small_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
+			   int impl, enum bench_format fmt)
+{
+	if (!fuzz_no_io)
+		return __real_bench_small_run(cfg, sizes, nsizes, impl, fmt);
+	return 0;
+}
+
+int __real_bench_parallel_run(const struct bench_config *cfg, const size_t *sizes,
+			      size_t nsizes, int impl, enum bench_format fmt);
+int __wrap_bench_parallel_run(const struct bench_config *cfg, const size_t *sizes,
+			      size_t nsizes, int impl, enum bench_format fmt);
+int __wrap_bench_parallel_run(const struct bench_config *cfg, const size_t *sizes,
+			      size_t nsizes, int impl, enum bench_format fmt)
+{
+	if (!fuzz_no_io)
+		return __real_bench_parallel_run(cfg, sizes, nsizes, impl, fmt);
+	return 0;
+}
+
+bool __real_bench_plot(const struct bench_results *res, const char *png);
+bool __wrap_bench_plot(const struct bench_results *res, const char *png);
+bool __wrap_bench_plot(const struct bench_results *res, const char *png)
+{
+	if (!fuzz_no_io)
+		return __real_bench_plot(res, png);
+	return true;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * What the libFuzzer targets of tests/fuzz/ share (fuzz_common.c): a private
+ * directory to work in, the tool's own exit() turned into a return to the
+ * target, and the points where a command would start real I/O cut off, so
+ * that a fuzzed command line never reaches a file or device outside that
+ * directory. Linked with -Wl,--wrap= for each wrapped function (tests/fuzz/Makefile).
+ */
+#ifndef GUAC_FUZZ_COMMON_H
+#define GUAC_FUZZ_COMMON_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+/* The private directory (cwd of the target): $GUAC_FUZZ_DIR, or a fresh one removed at exit. */
+extern char fuzz_dir[4096];
+
+/* Set up once: the directory, a clean environment (no shard variables), quiet output. */
+void fuzz_init(void);
+
+/*
+ * While true (the option targets), guac_target_open() refuses without
+ * opening anything, guac_manifest_save() writes nothing, guac_write_all()
+ * reports a closed pipe, the bench suites measure nothing, and fopen() opens
+ * only files in fuzz_dir (and /sys, /proc/cpuinfo) for reading.
+ */
+extern bool fuzz_no_io;
+
+/*
+ * Run @cmd (a guac_cmd_*) on @argc/@argv as guac's main() would, with
+ * getopt reset; an exit() inside returns here. Returns the exit status.
+ */
+int fuzz_run_cmd(int (*cmd)(int, char **), int argc, char **argv);
+
+/* Split @data at NUL bytes into at most @max arguments after @argv0; returns argc. */
+int fuzz_split_args(const uint8_t *data, size_t size, const char *argv0, char **argv, int max,
+		    char *buf, size_t bufsize);
+
+/* Write @data to a file named @name in fuzz_dir (replacing it); false on failure. */
+bool fuzz_write_file(const char *name, const void *data, size_t size);
+
+/* abort() with a message: an oracle failed (libFuzzer reports it as a crash). */
+void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif

@@ -16,6 +16,7 @@ static const struct {
 	{ "write", guac_cmd_write, "fill a block device or file with the stream, with a manifest" },
 	{ "verify", guac_cmd_verify, "check that a file, device or pipe holds the stream" },
 	{ "manifest", guac_cmd_manifest, "show or merge write manifests (shards)" },
+	{ "report", guac_cmd_report, "one report for many disks' manifests (a fleet)" },
 	{ "bench", guac_cmd_bench, "measure the core, the devices and their peers" },
 };
 

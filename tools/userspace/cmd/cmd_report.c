@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * guac report: one report for a fleet's disks from their manifests (a table,
+ * JSON, an SVG picture); storage/fleet.c does the work (docs/fleet.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "fleet.h"
+#include "util.h"
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: guac report [OPTIONS] MANIFEST|DIR...\n\n"
+		"One report for many disks, from the manifests guac write and guac verify\n"
+		"left (a directory: every *.json in it): per disk its host, target, serial or\n"
+		"WWN, size, state, bytes written and verified, and bad sectors per class.\n"
+		"A disk is OK only when its fill is complete and a check of all of it is\n"
+		"recorded complete with no bad sector; every other state says why.\n\n"
+		"  -e, --expect FILE    the disks expected, one \"HOST TARGET\" a line (TARGET: the\n"
+		"                       path, serial or WWN the manifest records): each one no\n"
+		"                       manifest describes is reported MISSING\n"
+		"      --json           print JSON instead of the table\n"
+		"      --svg FILE       also draw the fleet as an SVG picture: a row per disk,\n"
+		"                       its bad sectors placed along it, coloured by class\n"
+		"      --version        print the version\n"
+		"  -h, --help           show this help\n\n"
+		"States: OK, MISMATCH, UNREADABLE, FAILED (the write failed), INTERRUPTED,\n"
+		"UNFINISHED (the manifest says running), UNVERIFIED, DUPLICATE (two manifests\n"
+		"of one disk), INVALID (a manifest that does not load), MISSING.\n\n"
+		"Exit status: 0 every disk OK, 1 a disk not OK (or no disk at all), 2 a usage\n"
+		"error or an unreadable --expect list or directory.\n");
+}
+
+int guac_cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "expect", required_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "svg", required_argument, NULL, 'G' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct guac_fleet fleet;
+	const char *expect = NULL, *svg = NULL;
+	char tmp[4200];
+	bool json = false, bad;
+	unsigned int notok;
+	int c, i, ret = GUAC_EXIT_OK;
+	FILE *out;
+
+	while ((c = getopt_long(argc, argv, "e:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			expect = optarg;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'G':
+			svg = optarg;
+			break;
+		case 'V':
+			guac_print_version();
+			return GUAC_EXIT_OK;
+		case 'h':
+			report_usage(stdout);
+			return GUAC_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'guac report --help'.\n");
+			return GUAC_EXIT_ERROR;
+		}
+	}
+	if (optind == argc) {
+		guac_err("no manifest given (MANIFEST or DIR...; try 'guac report --help')");
+		return GUAC_EXIT_ERROR;
+	}
+	for (i = optind; i < argc; i++)
+		if (!guac_fleet_add(&fleet, argv[i]))
+			ret = GUAC_EXIT_ERROR;
+	if (ret == GUAC_EXIT_OK && expect && !guac_fleet_expect(&fleet, expect))
+		ret = GUAC_EXIT_ERROR;
+	if (ret != GUAC_EXIT_OK) {
+		guac_fleet_free(&fleet);
+		return ret;
+	}
+	notok = guac_fleet_judge(&fleet);
+	if (json)
+		guac_fleet_json(stdout, &fleet);
+	else
+		guac_fleet_table(stdout, &fleet);
+	if (svg) {
+		/* Written whole or not at all: a temporary file renamed into place. */
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", svg, (long)getpid());
+		out = fopen(tmp, "w");
+		bad = !out;
+		if (out) {
+			guac_fleet_svg(out, &fleet);
+			bad = ferror(out) != 0;
+			bad = fclose(out) != 0 || bad;
+		}
+		if (bad || rename(tmp, svg)) {
+			guac_err("cannot write the picture '%s': %s", svg, strerror(errno));
+			unlink(tmp);
+			ret = GUAC_EXIT_ERROR;
+		}
+	}
+	if (fflush(stdout)) {
+		guac_err("cannot write the report: %s", strerror(errno));
+		ret = GUAC_EXIT_ERROR;
+	}
+	if (ret == GUAC_EXIT_OK && (notok || !fleet.n))
+		ret = GUAC_EXIT_FAIL;
+	guac_fleet_free(&fleet);
+	return ret;
+}

@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A fleet's report: the rows, their verdicts, and the table, JSON and SVG
+ * picture of guac report (fleet.h, docs/fleet.md).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "fleet.h"
+#include "util.h"
+
+static struct guac_fleet_disk *fleet_new(struct guac_fleet *f)
+{
+	if (f->n == f->cap) {
+		unsigned int cap = f->cap ? 2 * f->cap : 64;
+		struct guac_fleet_disk *d = realloc(f->disk, cap * sizeof(*d));
+
+		if (!d) {
+			guac_err("out of memory");
+			return NULL;
+		}
+		f->disk = d;
+		f->cap = cap;
+	}
+	memset(&f->disk[f->n], 0, sizeof(f->disk[0]));
+	return &f->disk[f->n++];
+}
+
+/*
+ * The loader says what is wrong on standard error: catch it for the row
+ * (guac report is single-threaded), without guac_err's "guac report: ".
+ */
+static bool fleet_load(const char *path, struct guac_manifest *m, char *why, size_t size)
+{
+	FILE *saved = stderr, *mem;
+	char *text = NULL, *p;
+	size_t len = 0;
+	bool ok;
+
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return guac_manifest_load(path, m);
+	stderr = mem;
+	ok = guac_manifest_load(path, m);
+	stderr = saved;
+	fclose(mem);
+	p = text ? strstr(text, ": ") : NULL;
+	snprintf(why, size, "%s", p ? p + 2 : "cannot load it");
+	why[strcspn(why, "\n")] = '\0';
+	free(text);
+	return ok;
+}
+
+static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
+{
+	static struct guac_manifest m;
+	struct guac_fleet_disk *d = fleet_new(f);
+	unsigned int i;
+
+	if (!d)
+		return false;
+	snprintf(d->source, sizeof(d->source), "%s", path);
+	if (!fleet_load(path, &m, d->reason, sizeof(d->reason))) {
+		d->state = "INVALID";
+		snprintf(d->target, sizeof(d->target), "%s", path);
+		return true;
+	}
+	snprintf(d->host, sizeof(d->host), "%s", m.host);
+	snprintf(d->target, sizeof(d->target), "%s", m.target_path);
+	snprintf(d->serial, sizeof(d->serial), "%s", m.serial);
+	snprintf(d->wwid, sizeof(d->wwid), "%s", m.wwid);
+	d->shard_index = m.shard_index;
+	d->shard_count = m.shard_count;
+	d->size = m.target_size;
+	d->device_offset = m.device_offset;
+	d->sector_size = m.sector_size;
+	d->is_file = !strcmp(m.target_type, "file");
+	d->length = guac_manifest_ranges_length(&m);
+	d->written = guac_manifest_done(&m);
+	d->part = calloc(m.nranges ? m.nranges : 1, sizeof(*d->part));
+	if (!d->part) {
+		guac_err("out of memory");
+		return false;
+	}
+	d->nparts = m.nranges;
+	for (i = 0; i < m.nranges; i++) {
+		d->part[i] = (struct guac_fleet_part){ m.range[i].device_offset, m.range[i].length,
+						       m.range[i].done, m.range[i].verified };
+		d->verified += m.range[i].verified;
+	}
+	if (m.have_verify) {
+		d->bad_sectors = m.verify_bad_sectors;
+		d->unreadable_sectors = m.verify_unreadable_sectors;
+		d->places = m.verify_places;
+		d->bad_ranges = m.verify_bad_ranges;
+		d->nbad = m.nverify_bad;
+		memcpy(d->bad, m.verify_bad, sizeof(d->bad[0]) * m.nverify_bad);
+		memcpy(d->classes, m.verify_classes, sizeof(d->classes));
+	}
+
+	/* The verdict from the fill first, then from the check. */
+	if (!strcmp(m.status, "failed")) {
+		d->state = "FAILED";
+		snprintf(d->reason, sizeof(d->reason), "the write failed: %s; %" PRIu64 " of %"
+			 PRIu64 " bytes durable", m.error[0] ? m.error : "no error recorded",
+			 d->written, d->length);
+	} else if (!strcmp(m.status, "running")) {
+		d->state = "UNFINISHED";
+		snprintf(d->reason, sizeof(d->reason), "the manifest says running: the writer "
+			 "died (crash, kill, node lost) or is still writing; started %s", m.started);
+	} else if (!strcmp(m.status, "interrupted")) {
+		d->state = "INTERRUPTED";
+		snprintf(d->reason, sizeof(d->reason), "the write was interrupted: %" PRIu64 " of %"
+			 PRIu64 " bytes durable (guac write --resume continues it)", d->written,
+			 d->length);
+	} else if (d->unreadable_sectors) {
+		d->state = "UNREADABLE";
+		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " unreadable and %" PRIu64
+			 " mismatching sectors in the %" PRIu64 " bytes checked%s",
+			 d->unreadable_sectors, d->bad_sectors, d->verified,
+			 strcmp(m.verify_status, "complete") ? " (the check did not finish)" : "");
+	} else if (d->bad_sectors) {
+		d->state = "MISMATCH";
+		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " bad sectors in %" PRIu64
+			 " ranges in the %" PRIu64 " bytes checked%s", d->bad_sectors, d->bad_ranges,
+			 d->verified, strcmp(m.verify_status, "complete") ?
+			 " (the check did not finish)" : "");
+		if (!d->places)
+			snprintf(d->reason + strlen(d->reason), sizeof(d->reason) - strlen(d->reason),
+				 "; their places and classes are not recorded (a check begun "
+				 "under manifest version 3)");
+	} else if (!m.have_verify) {
+		d->state = "UNVERIFIED";
+		snprintf(d->reason, sizeof(d->reason), "written, never checked (guac verify "
+			 "--manifest %s)", path);
+	} else if (strcmp(m.verify_status, "complete") || d->verified != d->written) {
+		d->state = "UNVERIFIED";
+		snprintf(d->reason, sizeof(d->reason), "the check is %s at %" PRIu64 " of %" PRIu64
+			 " bytes, none bad so far (guac verify --resume continues it)",
+			 m.verify_status, d->verified, d->written);
+	} else {
+		d->state = "OK";
+	}
+	return true;
+}
+
+static int fleet_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool fleet_is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Every *.json of a directory, in name order; a manifest's temporary files are not. */
+static bool fleet_add_dir(struct guac_fleet *f, const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	char **names = NULL, path[8192];
+	size_t n = 0, cap = 0, i;
+	bool ok = true;
+
+	if (!dp) {
+		guac_err("cannot read the directory '%s': %s", dir, strerror(errno));
+		return false;
+	}
+	while ((e = readdir(dp))) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		if (n == cap) {
+			char **p = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(*p));
+
+			if (!p) {
+				ok = false;
+				break;
+			}
+			names = p;
+		}
+		names[n] = strdup(e->d_name);
+		if (!names[n]) {
+			ok = false;
+			break;
+		}
+		n++;
+	}
+	closedir(dp);
+	if (!ok)
+		guac_err("out of memory");
+	qsort(names, n, sizeof(*names), fleet_name_cmp);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+			 names[i]);
+		if (ok && !fleet_is_dir(path))
+			ok = fleet_add_manifest(f, path);
+		free(names[i]);
+	}
+	free(names);
+	if (ok && !n)
+		guac_err("note: no *.json manifest in '%s'", dir);
+	return ok;
+}
+
+bool guac_fleet_add(struct guac_fleet *f, const char *path)
+{
+	return fleet_is_dir(path) ? fleet_add_dir(f, path) : fleet_add_manifest(f, path);
+}
+
+/* Does row @d describe the disk TARGET (a path, serial or WWN) on HOST? */
+static bool fleet_match(const struct guac_fleet_disk *d, const char *host, const char *target)
+{
+	if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING"))
+		return false;
+	if (strcmp(d->host, host))
+		return false;
+	return !strcmp(d->target, target) || (d->serial[0] && !strcmp(d->serial, target)) ||
+	       (d->wwid[0] && !strcmp(d->wwid, target));
+}
+
+bool guac_fleet_expect(struct guac_fleet *f, const char *list)
+{
+	FILE *in = fopen(list, "r");
+	char line[8192], host[256], target[4096], extra[2];
+	unsigned int lineno = 0, i, nrows;
+	bool ok = true;
+
+	if (!in) {
+		guac_err("cannot open the expected list '%s': %s", list, strerror(errno));
+		return false;
+	}
+	nrows = f->n;
+	while (ok && fgets(line, sizeof(line), in)) {
+		char *p = line + strspn(line, " \t");
+		struct guac_fleet_disk *d;
+		bool found = false;
+		int n;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(in)) {
+			guac_err("%s:%u: line too long", list, lineno);
+			ok = false;
+			break;
+		}
+		if (*p == '#' || *p == '\n' || *p == '\0')
+			continue;
+		n = sscanf(p, "%255s %4095s %1s", host, target, extra);
+		if (n != 2) {
+			guac_err("%s:%u: expected \"HOST TARGET\" (TARGET: the path, serial or WWN "
+				 "the manifest records), got '%.*s'", list, lineno,
+				 (int)strcspn(p, "\n"), p);
+			ok = false;
+			break;
+		}
+		for (i = 0; i < nrows && !found; i++)
+			found = fleet_match(&f->disk[i], host, target);
+		/* A disk listed twice is expected once. */
+		for (i = nrows; i < f->n && !found; i++)
+			found = !strcmp(f->disk[i].host, host) && !strcmp(f->disk[i].target, target);
+		if (found)
+			continue;
+		d = fleet_new(f);
+		if (!d) {
+			ok = false;
+			break;
+		}
+		snprintf(d->host, sizeof(d->host), "%s", host);
+		snprintf(d->target, sizeof(d->target), "%s", target);
+		d->state = "MISSING";
+		snprintf(d->reason, sizeof(d->reason), "expected (%s line %u), but no manifest "
+			 "given describes it", list, lineno);
+	}
+	if (ok && ferror(in)) {
+		guac_err("cannot read the expected list '%s'", list);
+		ok = false;
+	}
+	fclose(in);
+	return ok;
+}
+
+static int fleet_row_cmp(const void *pa, const void *pb)
+{
+	const struct guac_fleet_disk *a = pa, *b = pb;
+	int c = strcmp(a->host, b->host);
+
+	if (!c)
+		c = strcmp(a->target, b->target);
+	if (!c)
+		c = a->shard_index < b->shard_index ? -1 : a->shard_index > b->shard_index;
+	if (!c)
+		c = strcmp(a->source, b->source);
+	return c;
+}
+
+/* Two rows of one disk: the same host and target identity, shard and fill. */
+static bool fleet_same_disk(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	/* As guac manifest merge names a target: a file by its path, a disk by its ids. */
+	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
+
+	if (!strcmp(a->state, "INVALID") || !strcmp(a->state, "MISSING") ||
+	    !strcmp(b->state, "INVALID") || !strcmp(b->state, "MISSING"))
+		return false;
+	return !strcmp(a->host, b->host) && a->is_file == b->is_file &&
+	       a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
+	       a->device_offset == b->device_offset &&
+	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
+			!strcmp(a->target, b->target));
+}
+
+unsigned int guac_fleet_judge(struct guac_fleet *f)
+{
+	unsigned int i, j, bad = 0;
+
+	qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
+	/*
+	 * One disk described twice: which manifest is the truth is not for the
+	 * report to guess (a copy, an older fill kept elsewhere): both are named.
+	 */
+	for (i = 0; i < f->n; i++) {
+		for (j = 0; j < i; j++) {
+			char own[64];
+
+			if (!fleet_same_disk(&f->disk[i], &f->disk[j]))
+				continue;
+			snprintf(own, sizeof(own), "%s", f->disk[i].state);
+			f->disk[i].duplicate_of = j + 1;
+			snprintf(f->disk[i].reason, sizeof(f->disk[i].reason), "the same disk as "
+				 "'%.600s' (its own state %s): one manifest per disk is expected",
+				 f->disk[j].source, own);
+			if (strcmp(f->disk[j].state, "DUPLICATE"))
+				snprintf(f->disk[j].reason, sizeof(f->disk[j].reason), "the same disk "
+					 "as '%.600s' (its own state %s): one manifest per disk is "
+					 "expected", f->disk[i].source, f->disk[j].state);
+			f->disk[j].state = "DUPLICATE";
+			f->disk[i].state = "DUPLICATE";
+			break;
+		}
+	}
+	for (i = 0; i < f->n; i++)
+		bad += strcmp(f->disk[i].state, "OK") != 0;
+	return bad;
+}
+
+static const char *fleet_id(const struct guac_fleet_disk *d)
+{
+	return d->wwid[0] ? d->wwid : d->serial[0] ? d->serial : "-";
+}
+
+/* "ALL_ZERO 8, STALE_ORIGIN 1", "-", or the counts alone when the classes are unknown. */
+static void fleet_bad_text(char *buf, size_t size, const struct guac_fleet_disk *d)
+{
+	size_t n = 0;
+	unsigned int c;
+
+	buf[0] = '\0';
+	if (!d->bad_sectors && !d->unreadable_sectors) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (d->places) {
+		for (c = 0; c < GUAC_MANIFEST_NCLASSES && n < size; c++)
+			if (d->classes[c])
+				n += snprintf(buf + n, size - n, "%s%s %" PRIu64, n ? ", " : "",
+					      guac_manifest_class_names[c], d->classes[c]);
+	} else if (d->bad_sectors && n < size) {
+		n += snprintf(buf + n, size - n, "%" PRIu64 " (classes not recorded)",
+			      d->bad_sectors);
+	}
+	if (d->unreadable_sectors && n < size)
+		snprintf(buf + n, size - n, "%sUNREADABLE %" PRIu64, n ? ", " : "",
+			 d->unreadable_sectors);
+}
+
+static void fleet_target_text(char *buf, size_t size, const struct guac_fleet_disk *d)
+{
+	if (d->shard_count > 1)
+		snprintf(buf, size, "%s [%u/%u]", d->target, d->shard_index, d->shard_count);
+	else
+		snprintf(buf, size, "%s", d->target);
+}
+
+static const char *fleet_bytes(char *buf, size_t size, const struct guac_fleet_disk *d, uint64_t v)
+{
+	if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING"))
+		return "-";
+	return guac_fmt_bytes(buf, size, (double)v);
+}
+
+void guac_fleet_table(FILE *out, const struct guac_fleet *f)
+{
+	static const char *const head[] = { "HOST", "TARGET", "SERIAL/WWN", "SIZE", "STATE",
+					    "WRITTEN", "VERIFIED", "BAD SECTORS" };
+	static char cell[8][4200];
+	size_t w[8];
+	unsigned int i, k, pass, nstates = 0;
+	const char *states[32];
+	unsigned int counts[32];
+
+	for (k = 0; k < 8; k++)
+		w[k] = strlen(head[k]);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			fprintf(out, "%-*s  %-*s  %-*s  %*s  %-*s  %*s  %*s  %s\n", (int)w[0], head[0],
+				(int)w[1], head[1], (int)w[2], head[2], (int)w[3], head[3],
+				(int)w[4], head[4], (int)w[5], head[5], (int)w[6], head[6], head[7]);
+		for (i = 0; i < f->n; i++) {
+			const struct guac_fleet_disk *d = &f->disk[i];
+
+			snprintf(cell[0], sizeof(cell[0]), "%s", d->host[0] ? d->host : "-");
+			fleet_target_text(cell[1], sizeof(cell[1]), d);
+			snprintf(cell[2], sizeof(cell[2]), "%s", fleet_id(d));
+			fleet_bytes(cell[3], sizeof(cell[3]), d, d->size);
+			snprintf(cell[4], sizeof(cell[4]), "%s", d->state);
+			fleet_bytes(cell[5], sizeof(cell[5]), d, d->written);
+			fleet_bytes(cell[6], sizeof(cell[6]), d, d->verified);
+			if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING")) {
+				strcpy(cell[3], "-");
+				strcpy(cell[5], "-");
+				strcpy(cell[6], "-");
+				strcpy(cell[7], "-");
+			} else {
+				fleet_bad_text(cell[7], sizeof(cell[7]), d);
+			}
+			if (!pass) {
+				for (k = 0; k < 8; k++)
+					if (strlen(cell[k]) > w[k])
+						w[k] = strlen(cell[k]);
+				continue;
+			}
+			fprintf(out, "%-*s  %-*s  %-*s  %*s  %-*s  %*s  %*s  %s\n", (int)w[0], cell[0],
+				(int)w[1], cell[1], (int)w[2], cell[2], (int)w[3], cell[3],
+				(int)w[4], cell[4], (int)w[5], cell[5], (int)w[6], cell[6], cell[7]);
+		}
+	}
+	/* Why, for each disk that is not OK; then the count per state. */
+	for (i = 0; i < f->n; i++) {
+		const struct guac_fleet_disk *d = &f->disk[i];
+
+		for (k = 0; k < nstates && strcmp(states[k], d->state); k++)
+			;
+		if (k == nstates && nstates < 32) {
+			states[nstates] = d->state;
+			counts[nstates++] = 0;
+		}
+		if (k < 32)
+			counts[k]++;
+		if (strcmp(d->state, "OK"))
+			fprintf(out, "%s %s: %s: %s\n", d->host[0] ? d->host : "-", d->target,
+				d->state, d->reason);
+	}
+	fprintf(out, "%u disk%s:", f->n, f->n == 1 ? "" : "s");
+	for (k = 0; k < nstates; k++)
+		fprintf(out, "%s %u %s", k ? "," : "", counts[k], states[k]);
+	fprintf(out, "%s\n", f->n ? "" : " none");
+}
+
+static void fleet_json_nullable(FILE *out, const char *s)
+{
+	if (*s)
+		guac_json_string(out, s);
+	else
+		fputs("null", out);
+}
+
+void guac_fleet_json(FILE *out, const struct guac_fleet *f)
+{
+	unsigned int i, k, c, notok = 0;
+
+	fputs("{\"disks\":[", out);
+	for (i = 0; i < f->n; i++) {
+		const struct guac_fleet_disk *d = &f->disk[i];
+		bool real = strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
+
+		notok += strcmp(d->state, "OK") != 0;
+		fprintf(out, "%s\n{\"host\":", i ? "," : "");
+		fleet_json_nullable(out, d->host);
+		fputs(",\"target\":", out);
+		guac_json_string(out, d->target);
+		fputs(",\"serial\":", out);
+		fleet_json_nullable(out, d->serial);
+		fputs(",\"wwid\":", out);
+		fleet_json_nullable(out, d->wwid);
+		fputs(",\"manifest\":", out);
+		fleet_json_nullable(out, d->source);
+		fprintf(out, ",\"state\":\"%s\",\"ok\":%s,\"reason\":", d->state,
+			strcmp(d->state, "OK") ? "false" : "true");
+		fleet_json_nullable(out, strcmp(d->state, "OK") ? d->reason : "");
+		if (!real) {
+			fputs("}", out);
+			continue;
+		}
+		fprintf(out, ",\"shard\":{\"index\":%u,\"count\":%u},\"size\":%" PRIu64
+			",\"length\":%" PRIu64 ",\"written\":%" PRIu64 ",\"verified\":%" PRIu64
+			",\"bad_sectors\":%" PRIu64 ",\"unreadable_sectors\":%" PRIu64,
+			d->shard_index, d->shard_count, d->size, d->length, d->written,
+			d->verified, d->bad_sectors, d->unreadable_sectors);
+		if (!d->places) {
+			fputs(",\"bad_ranges\":null,\"classes\":null,\"bad\":[]}", out);
+			continue;
+		}
+		fprintf(out, ",\"bad_ranges\":%" PRIu64 ",\"classes\":{", d->bad_ranges);
+		for (c = 0; c < GUAC_MANIFEST_NCLASSES; c++)
+			fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "", guac_manifest_class_names[c],
+				d->classes[c]);
+		fputs("},\"bad\":[", out);
+		for (k = 0; k < d->nbad; k++)
+			fprintf(out, "%s{\"kind\":\"%s\",\"device_offset\":%" PRIu64 ",\"length\":%"
+				PRIu64 ",\"class\":\"%s\"}", k ? "," : "",
+				d->bad[k].unreadable ? "unreadable" : "mismatch",
+				d->bad[k].device_offset, d->bad[k].length, d->bad[k].cls);
+		fputs("]}", out);
+	}
+	fprintf(out, "\n],\"disks_total\":%u,\"disks_ok\":%u,\"disks_not_ok\":%u}\n", f->n,
+		f->n - notok, notok);
+}
+
+/* The picture: a row per disk, its bytes along it, the bad ranges coloured by class. */
+static const char *fleet_colour(const struct guac_manifest_bad *b)
+{
+	static const struct { const char *cls, *colour; } map[] = {
+		{ "ALL_ZERO", "#1f77b4" }, { "ALL_ONES", "#17becf" }, { "TORN", "#ff7f0e" },
+		{ "STALE_ORIGIN", "#bcbd22" }, { "PARTIAL_MATCH", "#9467bd" },
+		{ "OTHER", "#d62728" }, { "unclassified", "#7f7f7f" },
+	};
+	unsigned int i;
+
+	if (b->unreadable)
+		return "#000000";
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i].cls, b->cls))
+			return map[i].colour;
+	return "#7f7f7f";
+}
+
+static void fleet_xml(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+#define SVG_LABEL 420
+#define SVG_BAR 640
+#define SVG_ROW 26
+#define SVG_TOP 34
+
+static double fleet_x(const struct guac_fleet_disk *d, uint64_t byte)
+{
+	return SVG_LABEL + (d->size ? (double)byte / (double)d->size * SVG_BAR : 0);
+}
+
+void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
+{
+	static const char *const legend[][2] = {
+		{ "ALL_ZERO", "#1f77b4" }, { "ALL_ONES", "#17becf" }, { "TORN", "#ff7f0e" },
+		{ "STALE_ORIGIN", "#bcbd22" }, { "PARTIAL_MATCH", "#9467bd" }, { "OTHER", "#d62728" },
+		{ "unclassified", "#7f7f7f" }, { "unreadable", "#000000" },
+	};
+	unsigned int i, k, notok = 0;
+	unsigned int height = SVG_TOP + f->n * SVG_ROW + 60;
+	char tgt[4200], label[4500];
+
+	for (i = 0; i < f->n; i++)
+		notok += strcmp(f->disk[i].state, "OK") != 0;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
+		"font-family=\"monospace\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
+		"<text x=\"8\" y=\"20\" font-size=\"14\">guac report: %u disks, %u OK, %u not OK"
+		"</text>\n", SVG_LABEL + SVG_BAR + 20, height, f->n, f->n - notok, notok);
+	for (i = 0; i < f->n; i++) {
+		const struct guac_fleet_disk *d = &f->disk[i];
+		unsigned int y = SVG_TOP + i * SVG_ROW;
+		bool ok = !strcmp(d->state, "OK");
+		bool real = strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
+
+		fleet_target_text(tgt, sizeof(tgt), d);
+		fprintf(out, "<g><title>");
+		fleet_xml(out, d->host[0] ? d->host : "-");
+		fputc(' ', out);
+		fleet_xml(out, tgt);
+		fprintf(out, ": %s%s", d->state, ok ? "" : ": ");
+		if (!ok)
+			fleet_xml(out, d->reason);
+		fprintf(out, "</title>\n<text x=\"8\" y=\"%u\">", y + 15);
+		/* The label's room: about 46 characters; a long path keeps its end. */
+		snprintf(label, sizeof(label), "%s %s", d->host[0] ? d->host : "-", tgt);
+		fleet_xml(out, strlen(label) > 46 ? "..." : "");
+		fleet_xml(out, strlen(label) > 46 ? label + strlen(label) - 43 : label);
+		fprintf(out, "</text>\n<text x=\"%d\" y=\"%u\" text-anchor=\"end\" fill=\"%s\" "
+			"font-weight=\"bold\">%s</text>\n", SVG_LABEL - 8, y + 15,
+			ok ? "#2ca02c" : "#d62728", d->state);
+		/* The whole target, then its fill: written, checked. */
+		fprintf(out, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"18\" fill=\"%s\" "
+			"stroke=\"%s\"%s/>\n", SVG_LABEL, y + 2, SVG_BAR, real ? "#eeeeee" : "#ffffff",
+			ok ? "#999999" : "#d62728", real ? "" : " stroke-dasharray=\"6,4\"");
+		for (k = 0; real && k < d->nparts; k++) {
+			const struct guac_fleet_part *p = &d->part[k];
+
+			if (p->done)
+				fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
+					"fill=\"#c6dbef\"/>\n", fleet_x(d, p->device_offset), y + 2,
+					fleet_x(d, p->device_offset + p->done) -
+					fleet_x(d, p->device_offset));
+			if (p->verified)
+				fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
+					"fill=\"#a1d99b\"/>\n", fleet_x(d, p->device_offset), y + 2,
+					fleet_x(d, p->device_offset + p->verified) -
+					fleet_x(d, p->device_offset));
+		}
+		/* Bad ranges at least 2 pixels wide, so that one sector of a large disk shows. */
+		for (k = 0; real && k < d->nbad; k++) {
+			const struct guac_manifest_bad *b = &d->bad[k];
+			double x = fleet_x(d, b->device_offset);
+			double wd = fleet_x(d, b->device_offset + b->length) - x;
+
+			fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
+				"fill=\"%s\"><title>%s %s: device bytes %" PRIu64 "-%" PRIu64
+				"</title></rect>\n", x, y + 2, wd < 2 ? 2 : wd, fleet_colour(b),
+				b->unreadable ? "unreadable" : "mismatch", b->cls, b->device_offset,
+				b->device_offset + b->length - 1);
+		}
+		if (real && d->bad_ranges > d->nbad)
+			fprintf(out, "<text x=\"%d\" y=\"%u\" font-size=\"10\">+%" PRIu64
+				" ranges not drawn</text>\n", SVG_LABEL + SVG_BAR - 130, y + 15,
+				d->bad_ranges - d->nbad);
+		fputs("</g>\n", out);
+	}
+	/* The legend. */
+	for (k = 0; k < sizeof(legend) / sizeof(legend[0]); k++)
+		fprintf(out, "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%u\" y=\"%u\" font-size=\"10\">%s</text>\n", 8 + k * 130,
+			height - 44, legend[k][1], 22 + k * 130, height - 35, legend[k][0]);
+	fprintf(out, "<rect x=\"8\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#a1d99b\"/>"
+		"<text x=\"22\" y=\"%u\" font-size=\"10\">written and checked</text>\n"
+		"<rect x=\"138\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/>"
+		"<text x=\"152\" y=\"%u\" font-size=\"10\">written, not checked</text>\n"
+		"<rect x=\"268\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#eeeeee\"/>"
+		"<text x=\"282\" y=\"%u\" font-size=\"10\">not written</text>\n</svg>\n",
+		height - 24, height - 15, height - 24, height - 15, height - 24, height - 15);
+}
+
+void guac_fleet_free(struct guac_fleet *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->disk[i].part);
+	free(f->disk);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * A fleet's report (guac report, docs/fleet.md): one row per disk from the
+ * manifests of many guac write and guac verify runs on many hosts, each
+ * judged from what its manifest records, never assumed: a disk is OK only
+ * when its fill is complete and a check of all of it is recorded complete
+ * with no bad sector. Missing manifests (named by an expected list),
+ * duplicates and manifests that do not load are rows of their own, not OK.
+ */
+#ifndef GUAC_FLEET_H
+#define GUAC_FLEET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "manifest.h"
+
+/* A part of the fill, for the picture: where it is and how much is written. */
+struct guac_fleet_part {
+	uint64_t device_offset, length, done, verified;
+};
+
+struct guac_fleet_disk {
+	char source[4096];		/* the manifest's path; or "expected:LINE" */
+	char host[256];			/* empty: unknown */
+	char target[4096];
+	char serial[256], wwid[256];
+	unsigned int shard_index, shard_count;
+	uint64_t size;			/* the target's bytes */
+	uint64_t length, written, verified;	/* this part's bytes, durable, checked */
+	uint64_t bad_sectors, unreadable_sectors, bad_ranges;
+	bool places;			/* the bad ranges and classes are known */
+	uint64_t classes[GUAC_MANIFEST_NCLASSES];
+	unsigned int nbad;
+	struct guac_manifest_bad bad[GUAC_MANIFEST_MAX_BAD];
+	unsigned int nparts;
+	struct guac_fleet_part *part;
+	uint64_t device_offset;		/* the fill's place, for duplicates */
+	unsigned int sector_size;
+	bool is_file;			/* a regular file: named by its path alone */
+	const char *state;		/* OK, MISMATCH, FAILED, ... (guac_fleet_judge) */
+	char reason[768];		/* why, for every state but OK */
+	unsigned int duplicate_of;	/* 1 + the index of an earlier row of the same disk */
+};
+
+struct guac_fleet {
+	struct guac_fleet_disk *disk;
+	unsigned int n, cap;
+};
+
+/*
+ * Add the manifest at @path (a row, whatever it holds: one that does not
+ * load is an INVALID row with the loader's message), or every *.json
+ * manifest in the directory @path. False only when out of memory or the
+ * directory cannot be read (after a message).
+ */
+bool guac_fleet_add(struct guac_fleet *f, const char *path);
+
+/*
+ * The expected disks, one a line: "HOST TARGET", TARGET the path the
+ * manifest records, or its serial or WWN; '#' comments and blank lines are
+ * skipped. Each one no manifest describes becomes a MISSING row. False
+ * after a message naming the line for a list that cannot be read or parsed.
+ */
+bool guac_fleet_expect(struct guac_fleet *f, const char *list);
+
+/* Sort the rows and give each its state and reason; returns how many are not OK. */
+unsigned int guac_fleet_judge(struct guac_fleet *f);
+
+void guac_fleet_table(FILE *out, const struct guac_fleet *f);
+void guac_fleet_json(FILE *out, const struct guac_fleet *f);
+void guac_fleet_svg(FILE *out, const struct guac_fleet *f);
+
+void guac_fleet_free(struct guac_fleet *f);
+
+#endif /* GUAC_FLEET_H */

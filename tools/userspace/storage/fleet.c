@@ -351,6 +351,13 @@ unsigned int guac_fleet_judge(struct guac_fleet *f)
 	return bad;
 }
 
+/* Every state, best first: the summary's order. */
+static const char *const fleet_states[] = {
+	"OK", "MISMATCH", "UNREADABLE", "FAILED", "INTERRUPTED", "UNFINISHED", "UNVERIFIED",
+	"DUPLICATE", "INVALID", "MISSING",
+};
+#define FLEET_NSTATES (sizeof(fleet_states) / sizeof(fleet_states[0]))
+
 static const char *fleet_id(const struct guac_fleet_disk *d)
 {
 	return d->wwid[0] ? d->wwid : d->serial[0] ? d->serial : "-";
@@ -403,8 +410,7 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 	static char cell[8][4200];
 	size_t w[8];
 	unsigned int i, k, pass, nstates = 0;
-	const char *states[32];
-	unsigned int counts[32];
+	unsigned int counts[FLEET_NSTATES];
 
 	for (k = 0; k < 8; k++)
 		w[k] = strlen(head[k]);
@@ -442,25 +448,22 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 				(int)w[4], cell[4], (int)w[5], cell[5], (int)w[6], cell[6], cell[7]);
 		}
 	}
-	/* Why, for each disk that is not OK; then the count per state. */
+	/* Why, for each disk that is not OK; then the count per state, in this order. */
+	memset(counts, 0, sizeof(counts));
 	for (i = 0; i < f->n; i++) {
 		const struct guac_fleet_disk *d = &f->disk[i];
 
-		for (k = 0; k < nstates && strcmp(states[k], d->state); k++)
+		for (k = 0; k < FLEET_NSTATES && strcmp(fleet_states[k], d->state); k++)
 			;
-		if (k == nstates && nstates < 32) {
-			states[nstates] = d->state;
-			counts[nstates++] = 0;
-		}
-		if (k < 32)
-			counts[k]++;
+		counts[k < FLEET_NSTATES ? k : FLEET_NSTATES - 1]++;
 		if (strcmp(d->state, "OK"))
 			fprintf(out, "%s %s: %s: %s\n", d->host[0] ? d->host : "-", d->target,
 				d->state, d->reason);
 	}
 	fprintf(out, "%u disk%s:", f->n, f->n == 1 ? "" : "s");
-	for (k = 0; k < nstates; k++)
-		fprintf(out, "%s %u %s", k ? "," : "", counts[k], states[k]);
+	for (k = 0; k < FLEET_NSTATES; k++)
+		if (counts[k])
+			fprintf(out, "%s %u %s", nstates++ ? "," : "", counts[k], fleet_states[k]);
 	fprintf(out, "%s\n", f->n ? "" : " none");
 }
 

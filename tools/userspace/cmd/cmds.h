@@ -8,6 +8,7 @@ int guac_cmd_verify(int argc, char **argv);
 int guac_cmd_bench(int argc, char **argv);
 int guac_cmd_write(int argc, char **argv);
 int guac_cmd_manifest(int argc, char **argv);
+int guac_cmd_doctor(int argc, char **argv);
 int guac_cmd_report(int argc, char **argv);
 
 #endif /* GUAC_CMDS_H */

@@ -18,6 +18,7 @@ static const struct {
 	{ "manifest", guac_cmd_manifest, "show or merge write manifests (shards)" },
 	{ "report", guac_cmd_report, "one report for many disks' manifests (a fleet)" },
 	{ "bench", guac_cmd_bench, "measure the core, the devices and their peers" },
+	{ "doctor", guac_cmd_doctor, "why guacrng does not load (module, key, Secure Boot), and the fix" },
 };
 
 #define GUAC_NR_CMDS (sizeof(guac_cmds) / sizeof(guac_cmds[0]))

@@ -20,6 +20,10 @@
 #
 # Environment: GUEST_TIMEOUT (seconds per boot, default 3600), GUEST_SMP
 # (default 2), GUEST_MEM (default 2G), GUEST_VERBOSE=1 (console while it runs).
+# GUEST_UEFI_ARGS: boot through firmware instead of directly (make
+# check-secureboot, scripts/secureboot/): QEMU options (machine, pflash) that
+# replace -kernel, -initrd and -append; the boot loader on DISK makes the
+# command line, so VMLINUZ, INITRD and STAGES are only named in messages.
 set -eu
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -38,8 +42,17 @@ fi
 [ $# = 7 ] || guac_die "usage: run-guest.sh DISK PAYLOAD VMLINUZ INITRD BOOT STAGES OUTDIR"
 disk=$1 payload=$2 vmlinuz=$3 initrd=$4 boot=$5 stages=$6 out=$7
 for f in "$disk" "$payload" "$vmlinuz" "$initrd"; do
-	[ -f "$f" ] || guac_die "no $f"
+	[ -f "$f" ] || [ -n "${GUEST_UEFI_ARGS:-}" ] || guac_die "no $f"
 done
+if [ -n "${GUEST_UEFI_ARGS:-}" ]; then
+	# shellcheck disable=SC2086
+	set -- $GUEST_UEFI_ARGS
+	disk_format=raw
+	case "$disk" in *.qcow2) disk_format=qcow2 ;; esac
+else
+	set -- -kernel "$vmlinuz" -initrd "$initrd" -append "$append guacguest.boot=$boot guacguest.stages=$stages"
+	disk_format=qcow2
+fi
 mkdir -p "$out"
 rm -f "$out/tap.raw" "$out/tap.txt" "$out/console.log" "$out/console-retried.log"
 timeout=${GUEST_TIMEOUT:-3600}
@@ -51,21 +64,20 @@ qemu() {
 		-cpu max -smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-2G}" -nic none \
 		-nographic -no-reboot -monitor none \
 		-serial stdio -serial "file:$out/tap.raw" \
-		-drive "file=$disk,if=virtio,format=qcow2" \
+		-drive "file=$disk,if=virtio,format=$disk_format" \
 		-drive "file=$payload,if=virtio,format=raw" \
-		-device virtio-rng-pci \
-		-kernel "$vmlinuz" -initrd "$initrd" \
-		-append "$append guacguest.boot=$boot guacguest.stages=$stages"
+		-device virtio-rng-pci "$@"
 }
 boot_once() {
 	rm -f "$out/tap.raw"
 	if [ "${GUEST_VERBOSE:-0}" = 1 ]; then
-		{ qemu </dev/null 2>&1 || echo "qemu-exit-status $?"; } | tee "$out/console.log"
+		{ qemu "$@" </dev/null 2>&1 || echo "qemu-exit-status $?"; } | tee "$out/console.log"
 	else
-		qemu </dev/null >"$out/console.log" 2>&1 || echo "qemu-exit-status $?" >>"$out/console.log"
+		qemu "$@" </dev/null >"$out/console.log" 2>&1 || echo "qemu-exit-status $?" >>"$out/console.log"
 	fi
 }
-boot_once
+# The boot's own options (direct boot or firmware) are the positional ones.
+boot_once "$@"
 # Under TCG with 2 vCPUs, a kernel now and then oopses early in its boot on
 # code it is patching (an int3 it left on another vCPU), long before any
 # module loads. Such a boot, which panicked before the stages wrote anything
@@ -77,7 +89,7 @@ if grep -q 'Kernel panic' "$out/console.log" && ! grep -qs '^\(ok\|not ok\) ' "$
 	retried=$(grep -m 1 -e 'Oops' -e 'Kernel panic' "$out/console.log" | tr -d '\r')
 	mv "$out/console.log" "$out/console-retried.log"
 	guac_log "boot $boot: the kernel panicked before the stages, not in guacrng ($retried): booting again, once"
-	boot_once
+	boot_once "$@"
 fi
 elapsed=$(($(date +%s) - start))
 

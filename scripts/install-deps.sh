@@ -18,6 +18,7 @@ packages="
 	linux-source-6.12
 	debhelper dh-dkms debootstrap e2fsprogs qemu-utils
 	slurmctld slurmd slurm-client munge iproute2 python3-venv
+	ovmf mtools dosfstools fdisk openssl
 "
 
 missing=""

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# UEFI Secure Boot (tests/secureboot/, scripts/secureboot/; issue 23):
+#
+#   make secureboot-disk   the GPT disk (ESP with Debian's signed shim and
+#                          grub, the guest's root), made once into the cache
+#   make check-secureboot  the .debs of make deb in a Debian 12 guest booted
+#                          through shim, grub and the signed kernel on OVMF's
+#                          Secure Boot firmware: the DKMS key not enrolled
+#                          (the install's instruction, modprobe refused, guac
+#                          doctor), then enrolled in MokList (loaded at boot,
+#                          unsigned and other-key copies refused)
+
+secureboot-disk: deps
+	scripts/secureboot/make-disk.sh
+
+check-secureboot: deb
+	tests/secureboot/check-secureboot.sh
+
+check-suites: check-secureboot
+
+.PHONY: secureboot-disk check-secureboot

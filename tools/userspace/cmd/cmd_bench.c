@@ -349,6 +349,10 @@ int guac_cmd_bench(int argc, char **argv)
 	size_t i, n;
 	int c;
 
+	/* Each call starts from the defaults. */
+	bench_show_progress = false;
+	bench_sizes_given = false;
+	bench_kpath_impl = -1;
 	memcpy(sizes, bench_default_sizes, sizeof(bench_default_sizes));
 	cfg.nsizes = sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0]);
 	cfg.nthreads = guac_nr_cpus() < BENCH_MAX_LIST ? guac_nr_cpus() : BENCH_MAX_LIST;

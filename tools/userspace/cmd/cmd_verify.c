@@ -278,6 +278,11 @@ int guac_cmd_verify(int argc, char **argv)
 	double saved;
 	int ret;
 
+	/* The state is static for its size: each call starts from the defaults. */
+	free(run.seg);
+	free(run.job_lists);
+	memset(&run, 0, sizeof(run));
+	memset(&manifest, 0, sizeof(manifest));
 	run.impl = guac_impl_best();
 	run.jobs = guac_nr_cpus();
 	pthread_mutex_init(&run.sample_lock, NULL);

@@ -435,6 +435,14 @@ int guac_cmd_write(int argc, char **argv)
 	const char *lost;
 	struct stat st;
 
+	/* The state is static for its size: each call starts from the defaults. */
+	a = (struct write_args){ .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
+	memset(&m, 0, sizeof(m));
+	memset(&old, 0, sizeof(old));
+	memset(&t, 0, sizeof(t));
+	memset(&io, 0, sizeof(io));
+	target_abs[0] = 0;
+	atomic_store(&stop, false);
 	a.impl = guac_impl_best();
 	ret = write_parse(&a, argc, argv);
 	if (ret)

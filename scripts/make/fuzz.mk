@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Coverage-guided fuzzing of every reader of outside input in guac (issue 26):
+# libFuzzer targets in tests/fuzz/, built with clang 14's fuzzer, ASan and
+# UBSan into build/fuzz/ (apart from the normal build), run by scripts/fuzz/run.sh.
+#
+#   make fuzz             every target for FUZZ_SECONDS (default 60) each
+#   make fuzz-short       every target for 20 s, after replaying every
+#                         regression input (part of make check)
+#   make fuzz-long        every target for FUZZ_LONG_SECONDS (default 300) (part of
+#                         make check-all)
+#   make fuzz-replay      only the regression inputs and seeds, once each
+#   make fuzz-build       only build; FUZZ_TARGETS="json manifest" picks targets
+#
+# Each target prints `fuzz NAME: N execs, M edges, K crashes`; a crash fails.
+
+FUZZ_OUT     := $(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_LONG_SECONDS ?= 300
+FUZZ_TARGETS ?=
+
+fuzz-build: deps
+	$(MAKE) -C tests/fuzz O=$(FUZZ_OUT)
+
+fuzz: fuzz-build
+	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-replay: fuzz-build
+	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --replay $(FUZZ_TARGETS)
+
+fuzz-short: fuzz-build
+	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --replay $(FUZZ_TARGETS)
+	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds 20 $(FUZZ_TARGETS)
+
+fuzz-long: fuzz-build
+	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds $(FUZZ_LONG_SECONDS) $(FUZZ_TARGETS)
+
+check-suites: fuzz-short
+check-all: fuzz-long
+
+.PHONY: fuzz fuzz-build fuzz-replay fuzz-short fuzz-long

@@ -200,6 +200,7 @@ static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac
 	static const char *const bad_keys[] = { "kind", "device_offset", "length", "class",
 						NULL };
 	const struct json *n = mf_get(v, "bad_ranges"), *cls = mf_get(v, "classes"), *t, *e;
+	const char *class_keys[GUAC_MANIFEST_NCLASSES + 1];
 	unsigned int i;
 	char kind[16];
 
@@ -221,7 +222,11 @@ static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac
 		return false;
 	if (cls->type != JSON_OBJECT)
 		return mf_fail(c, "field \"classes\" must be an object or null");
-	if (!mf_known_keys(c, cls, "\"classes\"", guac_manifest_class_names))
+	/* mf_known_keys() wants a NULL-terminated list; the class names are not one. */
+	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
+		class_keys[i] = guac_manifest_class_names[i];
+	class_keys[GUAC_MANIFEST_NCLASSES] = NULL;
+	if (!mf_known_keys(c, cls, "\"classes\"", class_keys))
 		return false;
 	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
 		if (!mf_u64(c, cls, guac_manifest_class_names[i], &m->verify_classes[i]))

@@ -61,6 +61,9 @@ static void verify_usage(FILE *f)
 		"      --sector SIZE    512 or 4096: granularity of the reported bad ranges\n"
 		"                       (default: the device's logical sector, else 512)\n"
 		"      --max-errors N   stop at N bad or unreadable sectors (default: never)\n"
+		"      --origins LIST   origins of earlier fills the manifest does not name\n"
+		"                       (comma-separated; A-B for a range): a bad sector\n"
+		"                       holding one's data is STALE_ORIGIN, not UNKNOWN\n"
 		"      --bad-list FILE  write every bad range, one per line, split where\n"
 		"                       the class changes:\n"
 		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n"
@@ -91,6 +94,60 @@ static void verify_usage(FILE *f)
 		guac_nr_cpus(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
 }
 
+/*
+ * --origins LIST: "7,9,20261101-20261130": single origins (checked on every
+ * bad sector, like the manifest's history) and ranges (searched, for the
+ * sectors the diagnosis keeps). False after a message.
+ */
+static bool verify_parse_origins(struct verify_run *run, const char *list)
+{
+	char buf[4096], *save = NULL, *item, *dash;
+	uint64_t a, b;
+
+	if (strlen(list) >= sizeof(buf) || !list[0]) {
+		guac_err("invalid --origins '%s': expected origins and ranges A-B, "
+			 "comma-separated", list);
+		return false;
+	}
+	strcpy(buf, list);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		dash = strchr(item, '-');
+		if (dash)
+			*dash = 0;
+		if (!guac_parse_u64("origin", item, &a) ||
+		    (dash && !guac_parse_u64("origin", dash + 1, &b)))
+			return false;
+		if (!dash && run->nnamed_origins == VERIFY_NAMED_ORIGINS) {
+			guac_err("--origins: more than %d single origins", VERIFY_NAMED_ORIGINS);
+			return false;
+		}
+		if (dash && run->norigin_ranges == VERIFY_NAMED_ORIGINS) {
+			guac_err("--origins: more than %d ranges", VERIFY_NAMED_ORIGINS);
+			return false;
+		}
+		if (dash && b < a) {
+			guac_err("invalid --origins range %" PRIu64 "-%" PRIu64 ": its end is before "
+				 "its start", a, b);
+			return false;
+		}
+		if (dash && b - a >= GUAC_DIAG_MAX_ORIGIN_SPAN) {
+			guac_err("--origins range %" PRIu64 "-%" PRIu64 " is wider than 2^40 origins "
+				 "(the search would take days): name a narrower one", a, b);
+			return false;
+		}
+		if (dash)
+			run->origin_range[run->norigin_ranges++] =
+				(struct guac_diag_origin_range){ a, b };
+		else
+			run->named_origin[run->nnamed_origins++] = a;
+	}
+	if (!run->nnamed_origins && !run->norigin_ranges) {
+		guac_err("invalid --origins '%s': no origin in it", list);
+		return false;
+	}
+	return true;
+}
+
 static int verify_parse(struct verify_run *run, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -108,6 +165,7 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 		{ "sector", required_argument, NULL, 's' },
 		{ "max-errors", required_argument, NULL, 'E' },
 		{ "bad-list", required_argument, NULL, 'L' },
+		{ "origins", required_argument, NULL, 'O' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "impl", required_argument, NULL, 'i' },
 		{ "shard", required_argument, NULL, 'H' },
@@ -198,6 +256,10 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 			break;
 		case 'L':
 			run->bad_list_path = optarg;
+			break;
+		case 'O':
+			if (!verify_parse_origins(run, optarg))
+				return GUAC_EXIT_ERROR;
 			break;
 		case 'J':
 			run->json = true;

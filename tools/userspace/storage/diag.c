@@ -66,6 +66,7 @@ void guac_diag_config_init(struct guac_diag_config *cfg, enum guac_impl impl,
 	cfg->max_seconds = GUAC_DIAG_DEFAULT_MAX_SECONDS;
 	cfg->jobs = 1;
 	cfg->wrap_min = GUAC_DIAG_DEFAULT_WRAP_MIN;
+	cfg->origin_radius = GUAC_DIAG_DEFAULT_ORIGIN_RADIUS;
 }
 
 bool diag_all(const uint8_t *p, size_t n, uint8_t v)
@@ -206,6 +207,10 @@ bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
 
 		r->cls = GUAC_DIAG_STALE_ORIGIN;
 		r->found_origin = h->origin;
+		if ((size_t)stale >= cfg->nhistory - cfg->nhistory_named) {
+			r->origin_source = GUAC_DIAG_ORIGIN_NAMED;
+			r->near_origin = h->origin;
+		}
 		diag_history_at(h, r->device_offset, &r->found_stream_offset);
 		r->found_device_offset = r->device_offset;
 		return true;
@@ -296,10 +301,24 @@ const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int se
 		break;
 	}
 	case GUAC_DIAG_STALE_ORIGIN:
-		snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the earlier "
-			 "pass with origin %llu (stream offset %llu): the latest write was lost",
-			 (unsigned long long)r->found_origin,
-			 (unsigned long long)r->found_stream_offset);
+		if (r->origin_source == GUAC_DIAG_ORIGIN_HISTORY)
+			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the earlier "
+				 "pass with origin %llu (stream offset %llu): the latest write was "
+				 "lost", (unsigned long long)r->found_origin,
+				 (unsigned long long)r->found_stream_offset);
+		else if (r->origin_source == GUAC_DIAG_ORIGIN_NEAR)
+			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from a pass with "
+				 "origin %llu (stream offset %llu), not in the manifest's history: "
+				 "found by the origin search near origin %llu: an earlier run's data, "
+				 "the latest write was lost", (unsigned long long)r->found_origin,
+				 (unsigned long long)r->found_stream_offset,
+				 (unsigned long long)r->near_origin);
+		else
+			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the pass "
+				 "with origin %llu named by --origins (stream offset %llu), not in the "
+				 "manifest's history: the latest write was lost",
+				 (unsigned long long)r->found_origin,
+				 (unsigned long long)r->found_stream_offset);
 		break;
 	case GUAC_DIAG_MISDIRECTED:
 		snprintf(buf, size, "MISDIRECTED: holds stream offset %llu, meant for LBA %llu "
@@ -350,8 +369,12 @@ void guac_diag_json(FILE *f, const struct guac_diag_result *r, unsigned int sect
 			fprintf(f, ",\"found_origin\":%" PRIu64, r->found_origin);
 		break;
 	case GUAC_DIAG_STALE_ORIGIN:
-		fprintf(f, ",\"found_origin\":%" PRIu64 ",\"found_stream_offset\":%" PRIu64,
-			r->found_origin, r->found_stream_offset);
+		fprintf(f, ",\"found_origin\":%" PRIu64 ",\"found_stream_offset\":%" PRIu64
+			",\"origin_source\":\"%s\"", r->found_origin, r->found_stream_offset,
+			r->origin_source == GUAC_DIAG_ORIGIN_HISTORY ? "history" :
+			r->origin_source == GUAC_DIAG_ORIGIN_NEAR ? "near" : "named");
+		if (r->origin_source != GUAC_DIAG_ORIGIN_HISTORY)
+			fprintf(f, ",\"near_origin\":%" PRIu64, r->near_origin);
 		break;
 	case GUAC_DIAG_MISDIRECTED:
 	case GUAC_DIAG_WRAPPED:

@@ -100,6 +100,20 @@ struct guac_diag_result {
 
 	/* STALE_ORIGIN, and TORN with rest == STALE: the pass the data came from. */
 	uint64_t found_origin;
+	/*
+	 * STALE_ORIGIN: where found_origin came from: a pass of the manifest's
+	 * history; the origin search, near a known origin (near_origin, whose
+	 * mapping of device to stream bytes it assumes); or the user, who named
+	 * it (--origins N: a history pass of cfg's last nhistory_named) or a
+	 * range holding it (--origins A-B: the origin search, with the pass's
+	 * mapping).
+	 */
+	enum guac_diag_origin_source {
+		GUAC_DIAG_ORIGIN_HISTORY,
+		GUAC_DIAG_ORIGIN_NEAR,
+		GUAC_DIAG_ORIGIN_NAMED,
+	} origin_source;
+	uint64_t near_origin;
 
 	/*
 	 * STALE_ORIGIN, MISDIRECTED, WRAPPED: the stream offset the sector holds,
@@ -143,11 +157,30 @@ struct guac_diag_search {
 	bool stopped_by_time;		/* else, if not exhaustive, by max_bytes */
 	bool interrupted;		/* or by *@stop (Ctrl-C): not exhaustive */
 	double seconds;			/* wall time of the sweep */
+
+	/*
+	 * The origin search, after the sweep, for the sectors still unknown:
+	 * origins within origin_radius of each known one (the pass's and each
+	 * history pass's, with its mapping) and the ranges named by the user.
+	 */
+	uint64_t origin_sectors;	/* sectors it was given */
+	uint64_t origin_windows;	/* origin intervals searched */
+	uint64_t origin_blocks;		/* blocks generated (keys) */
+	uint64_t origin_found;		/* sectors it explained */
+	bool origin_exhaustive;		/* every window covered (or every sector found) */
+	double origin_seconds;
 };
 
 #define GUAC_DIAG_DEFAULT_MAX_BYTES (64ULL << 40)	/* 64 TiB of pass range */
 #define GUAC_DIAG_DEFAULT_MAX_SECONDS 30.0
 #define GUAC_DIAG_DEFAULT_WRAP_MIN (1ULL << 20)	/* smallest capacity called WRAPPED */
+#define GUAC_DIAG_DEFAULT_ORIGIN_RADIUS 65536u	/* origins searched each side of a known one */
+#define GUAC_DIAG_MAX_ORIGIN_SPAN (1ULL << 40)	/* widest origin range searched */
+
+/* Origins lo ... hi (inclusive, lo <= hi), searched with the pass's mapping. */
+struct guac_diag_origin_range {
+	uint64_t lo, hi;
+};
 
 struct guac_diag_config {
 	enum guac_impl impl;		/* generator; guac_impl_best() for speed */
@@ -155,6 +188,7 @@ struct guac_diag_config {
 	struct guac_diag_pass pass;	/* the pass being verified (expected origin) */
 	const struct guac_diag_pass *history;	/* earlier passes, newest first */
 	size_t nhistory;
+	size_t nhistory_named;		/* the last ones of @history: named by the user */
 
 	/*
 	 * Bounds of the misdirection sweep: whichever comes first. It always
@@ -165,6 +199,14 @@ struct guac_diag_config {
 	double max_seconds;		/* <= 0: no time bound */
 	unsigned int jobs;		/* sweep threads (default 1, at most 64) */
 	uint64_t wrap_min;		/* WRAPPED needs a capacity at least this */
+	/*
+	 * The origin search: origins within @origin_radius of the pass's and of
+	 * each history pass's (0: none), and the ranges the user named. It
+	 * shares @max_seconds with the sweep (each gets the full bound).
+	 */
+	uint64_t origin_radius;
+	const struct guac_diag_origin_range *origin_ranges;
+	size_t norigin_ranges;
 	/*
 	 * Set (by a signal handler) to end the sweep at once, so that Ctrl-C
 	 * gets the report without waiting out max_seconds; NULL: never.

@@ -531,6 +531,298 @@ static int diag_search(struct diag_search_state *st, const size_t *todo, size_t 
 	return ret;
 }
 
+/* ---- origin search ---- */
+
+/*
+ * A sector holding another origin's data at its own place holds block
+ * O' + b, where b is its block under the pass's mapping. A block's index
+ * cannot be read back from its bytes (the feed-forward hides the index words,
+ * and four double rounds with two of sixteen words unknown are a 2^64
+ * search), so candidate origins are regenerated: for each window of origins
+ * [lo, hi] and mapping, sector j's candidates are the consecutive blocks
+ * [lo + b_j, hi + b_j]. Neighbouring sectors' intervals overlap and are
+ * merged, so a run of stale sectors costs little more than one; each block is
+ * one 8-byte key looked up in a table of the sectors' keys, and a hit is
+ * checked in full before it is believed.
+ */
+/*
+ * Slots per sector of its table: a load of 1/16, as the sectors' windows
+ * overlap and most of a window's keys are for other sectors' (a lookup
+ * that lands on a taken slot costs a probe run).
+ */
+#define DIAG_ORIGIN_LOAD 16
+
+struct diag_window {
+	const struct guac_diag_pass *map;	/* device to stream bytes */
+	uint64_t lo, hi;			/* origins, inclusive */
+	enum guac_diag_origin_source source;
+	uint64_t center;			/* near_origin of what it finds */
+};
+
+struct diag_origin_state {
+	struct diag_search_state *st;
+	const struct diag_window *w;
+	unsigned int key_pos;
+	struct diag_slot *table;
+	uint32_t *next;
+	size_t mask;
+	unsigned int shift;
+	uint64_t *rel;			/* per batch sector: its key block, origin 0 */
+	uint64_t blocks;
+	double deadline;
+	bool timed_out;
+};
+
+static size_t diag_ohash(const struct diag_origin_state *os, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> os->shift);
+}
+
+/* Sector @i holds origin @origin's data under the window's mapping: believe it? */
+static void diag_origin_check(struct diag_origin_state *os, size_t i, uint64_t origin,
+			      uint8_t *buf)
+{
+	struct diag_search_state *st = os->st;
+	const struct guac_diag_config *cfg = st->cfg;
+	const struct diag_window *w = os->w;
+	struct guac_diag_result *r = &st->results[i];
+	struct guac_diag_pass p = *w->map;
+	uint64_t soff = p.stream_offset + (r->device_offset - p.device_offset);
+	uint64_t stride = cfg->sector / GUAC_BLOCK_SIZE;
+	int64_t delta = (int64_t)(origin - cfg->pass.origin);
+
+	if (atomic_load(&st->found[i]))
+		return;
+	p.origin = origin;
+	atomic_fetch_add(&st->candidates, 1);
+	diag_pass_fill(cfg, &p, buf, soff, cfg->sector);
+	if (memcmp(buf, st->sectors[i].data, cfg->sector))
+		return;
+	/*
+	 * Under the pass's own mapping, an origin a whole number of sectors
+	 * away is the data of another sector of the pass: the sweep's
+	 * MISDIRECTED (or WRAPPED), whatever part of the range it swept.
+	 */
+	if (w->map == &cfg->pass && r->device_offset % cfg->sector == 0 &&
+	    delta % (int64_t)stride == 0) {
+		uint64_t lba = r->device_offset / cfg->sector + (uint64_t)(delta / (int64_t)stride);
+
+		if (lba >= st->first_lba && lba < st->end_lba) {
+			diag_found(st, i, lba);
+			atomic_store(&st->found[i], true);
+			return;
+		}
+	}
+	r->cls = GUAC_DIAG_STALE_ORIGIN;
+	r->found_origin = origin;
+	r->found_stream_offset = soff;
+	r->found_device_offset = r->device_offset;
+	r->distance = 0;
+	r->origin_source = w->source;
+	r->near_origin = w->center;
+	r->search_complete = true;
+	atomic_store(&st->found[i], true);
+	atomic_fetch_sub(&st->unresolved, 1);
+}
+
+/* Blocks [a, a + len) (mod 2^64): look every key up. False when out of time. */
+static bool diag_origin_sweep(struct diag_origin_state *os, uint64_t a, uint64_t len,
+			      uint8_t *buf)
+{
+	const struct guac_diag_config *cfg = os->st->cfg;
+	const struct diag_window *w = os->w;
+	uint64_t keys[DIAG_SWEEP_BATCH], done = 0;
+	const struct diag_slot *table = os->table;
+	unsigned int batches = 0, shift = os->shift;
+
+	while (done < len) {
+		size_t n = len - done < DIAG_SWEEP_BATCH ? (size_t)(len - done) : DIAG_SWEEP_BATCH;
+		size_t j;
+
+		if (!atomic_load(&os->st->unresolved))
+			return true;
+		if ((cfg->stop && atomic_load(cfg->stop)) ||
+		    (++batches % DIAG_TIME_CHECK_BATCHES == 0 && guac_now() > os->deadline)) {
+			os->timed_out = true;
+			return false;
+		}
+		guac_diag_block_keys(cfg->impl, keys, a + done, 1, n);
+		os->blocks += n;
+		for (j = 0; j < n; j++) {
+			size_t h = (size_t)((keys[j] * 0x9e3779b97f4a7c15ULL) >> shift);
+
+			/* Most keys end here, at an empty slot: keep this test cheap. */
+			if (!table[h].index)
+				continue;
+			for (; os->table[h].index; h = (h + 1) & os->mask) {
+				uint32_t i;
+
+				if (os->table[h].key != keys[j])
+					continue;
+				for (i = os->table[h].index; i; i = os->next[i - 1]) {
+					uint64_t origin = a + done + j - os->rel[i - 1];
+
+					if (origin - w->lo <= w->hi - w->lo)
+						diag_origin_check(os, i - 1, origin, buf);
+				}
+				break;
+			}
+		}
+		done += n;
+	}
+	return true;
+}
+
+/*
+ * One window over the unresolved sectors @todo that its mapping covers and
+ * whose first whole block starts @key_pos bytes in. False when out of time.
+ */
+static bool diag_origin_window(struct diag_origin_state *os, const size_t *todo, size_t ntodo,
+			       uint8_t *buf)
+{
+	struct diag_search_state *st = os->st;
+	const struct guac_diag_pass *m = os->w->map;
+	uint64_t span = os->w->hi - os->w->lo, cur_a = 0, cur_len = 0;
+	size_t k, size = 16;
+	bool have = false;
+
+	while (size < DIAG_ORIGIN_LOAD * ntodo)
+		size <<= 1;
+	memset(os->table, 0, size * sizeof(*os->table));
+	os->mask = size - 1;
+	os->shift = 64 - (unsigned int)__builtin_ctzll(size);
+	for (k = 0; k < ntodo; k++) {
+		size_t i = todo[k];
+		uint64_t key = diag_le64(st->sectors[i].data + os->key_pos);
+		size_t h = diag_ohash(os, key);
+
+		while (os->table[h].index && os->table[h].key != key)
+			h = (h + 1) & os->mask;
+		os->next[i] = os->table[h].index;
+		os->table[h].key = key;
+		os->table[h].index = (uint32_t)i + 1;
+	}
+	for (k = 0; k < ntodo; k++) {
+		size_t i = todo[k];
+		uint64_t dev = st->results[i].device_offset;
+		struct guac_spos at = guac_spos_add(guac_spos_of(m->stream_offset),
+						    dev - m->device_offset + os->key_pos);
+		uint64_t a;
+
+		os->rel[i] = at.block;
+		a = os->w->lo + at.block;
+		/* Sectors come in device order: their intervals mostly overlap the last one. */
+		if (have && a - cur_a <= cur_len) {
+			if (a - cur_a + span + 1 > cur_len)
+				cur_len = a - cur_a + span + 1;
+			continue;
+		}
+		if (have && !diag_origin_sweep(os, cur_a, cur_len, buf))
+			return false;
+		have = true;
+		cur_a = a;
+		cur_len = span + 1;
+	}
+	return !have || diag_origin_sweep(os, cur_a, cur_len, buf);
+}
+
+/*
+ * The origin search over the sectors @todo[0..ntodo) left unknown by the
+ * sweep: the windows around the pass's origin and each history pass's (with
+ * their own mappings), then the ranges the user named.
+ */
+static int diag_origin_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
+			      struct guac_diag_search *out)
+{
+	const struct guac_diag_config *cfg = st->cfg;
+	uint64_t r = cfg->origin_radius < GUAC_DIAG_MAX_ORIGIN_SPAN / 2 ? cfg->origin_radius :
+		     GUAC_DIAG_MAX_ORIGIN_SPAN / 2;
+	size_t nw = 0, w, k, size = 16, n, maxi = todo[ntodo - 1];
+	struct diag_window *win = calloc(1 + cfg->nhistory + cfg->norigin_ranges, sizeof(*win));
+	struct diag_origin_state os = { .st = st };
+	size_t *sub = malloc(ntodo * sizeof(*sub));
+	uint8_t *buf = malloc(cfg->sector);
+	double start = guac_now();
+	bool complete = true;
+	int ret = 0;
+
+	while (size < DIAG_ORIGIN_LOAD * ntodo)
+		size <<= 1;
+	os.table = calloc(size, sizeof(*os.table));
+	os.next = calloc(maxi + 1, sizeof(*os.next));
+	os.rel = calloc(maxi + 1, sizeof(*os.rel));
+	if (!win || !sub || !buf || !os.table || !os.next || !os.rel) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	os.deadline = start + (cfg->max_seconds > 0 ? cfg->max_seconds : 1e300);
+	/* Origins are numbers people choose: a window stops at 0 and 2^64 - 1, never wraps. */
+	for (k = 0; r && k <= cfg->nhistory - (cfg->nhistory_named < cfg->nhistory ?
+						  cfg->nhistory_named : cfg->nhistory); k++) {
+		const struct guac_diag_pass *m = k ? &cfg->history[k - 1] : &cfg->pass;
+
+		win[nw++] = (struct diag_window){ m, m->origin > r ? m->origin - r : 0,
+						  m->origin < UINT64_MAX - r ? m->origin + r :
+						  UINT64_MAX, GUAC_DIAG_ORIGIN_NEAR, m->origin };
+	}
+	for (k = 0; k < cfg->norigin_ranges; k++) {
+		const struct guac_diag_origin_range *o = &cfg->origin_ranges[k];
+		uint64_t hi = o->hi - o->lo < GUAC_DIAG_MAX_ORIGIN_SPAN ? o->hi :
+			      o->lo + GUAC_DIAG_MAX_ORIGIN_SPAN - 1;
+
+		complete = complete && hi == o->hi;
+		win[nw++] = (struct diag_window){ &cfg->pass, o->lo, hi, GUAC_DIAG_ORIGIN_NAMED,
+						  o->lo };
+	}
+	out->origin_sectors = atomic_load(&st->unresolved);
+	for (w = 0; w < nw && atomic_load(&st->unresolved); w++) {
+		unsigned int pos;
+
+		os.w = &win[w];
+		/* The window's sectors, grouped by where their first whole block starts. */
+		for (pos = 0; pos < GUAC_BLOCK_SIZE; pos++) {
+			uint64_t soff;
+
+			n = 0;
+			for (k = 0; k < ntodo; k++) {
+				const struct guac_diag_result *res = &st->results[todo[k]];
+				const struct guac_diag_pass *m = win[w].map;
+
+				if (atomic_load(&st->found[todo[k]]) ||
+				    (m->length && (res->device_offset < m->device_offset ||
+						   res->device_offset - m->device_offset >= m->length)))
+					continue;
+				soff = m->stream_offset + (res->device_offset - m->device_offset);
+				if (((GUAC_BLOCK_SIZE - (soff & (GUAC_BLOCK_SIZE - 1))) &
+				     (GUAC_BLOCK_SIZE - 1)) == pos)
+					sub[n++] = todo[k];
+			}
+			if (!n)
+				continue;
+			os.key_pos = pos;
+			if (!diag_origin_window(&os, sub, n, buf)) {
+				complete = false;
+				break;
+			}
+		}
+		out->origin_windows++;
+		if (os.timed_out)
+			break;
+	}
+	out->origin_blocks = os.blocks;
+	out->origin_found = out->origin_sectors - atomic_load(&st->unresolved);
+	out->origin_exhaustive = !atomic_load(&st->unresolved) || (complete && !os.timed_out);
+out:
+	out->origin_seconds = guac_now() - start;
+	free(win);
+	free(sub);
+	free(buf);
+	free(os.table);
+	free(os.next);
+	free(os.rel);
+	return ret;
+}
+
 static bool diag_local(const struct guac_diag_config *cfg, const struct guac_diag_sector *s,
 		       struct guac_diag_result *r, uint8_t *want, uint8_t *scratch)
 {
@@ -584,6 +876,10 @@ int guac_diag_run(const struct guac_diag_config *cfg, const struct guac_diag_sec
 			atomic_init(&st.found[i], false);
 		pthread_mutex_init(&st.lock, NULL);
 		ret = diag_search(&st, todo, ntodo, search);
+		/* What the sweep left unknown: another origin's data at its own place? */
+		if (!ret && atomic_load(&st.unresolved) &&
+		    (cfg->origin_radius || cfg->norigin_ranges) && !(cfg->stop && atomic_load(cfg->stop)))
+			ret = diag_origin_search(&st, todo, ntodo, search);
 		pthread_mutex_destroy(&st.lock);
 		free(st.found);
 		for (i = 0; i < ntodo; i++)

@@ -88,6 +88,17 @@ void verify_diag_setup(struct verify_run *run)
 		run->diag_cfg.history = run->diag_history;
 		run->diag_cfg.nhistory = i;
 	}
+	/* --origins: single origins are checked like the history, with the pass's mapping. */
+	i = run->diag_cfg.nhistory;
+	for (size_t k = 0; k < run->nnamed_origins; k++) {
+		run->diag_history[i] = pass;
+		run->diag_history[i++].origin = run->named_origin[k];
+	}
+	run->diag_cfg.history = run->diag_history;
+	run->diag_cfg.nhistory = i;
+	run->diag_cfg.nhistory_named = run->nnamed_origins;
+	run->diag_cfg.origin_ranges = run->origin_range;
+	run->diag_cfg.norigin_ranges = run->norigin_ranges;
 }
 
 static int verify_sample_cmp(const void *a, const void *b)

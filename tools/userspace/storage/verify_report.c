@@ -41,9 +41,35 @@ static const enum guac_diag_class verify_class_order[] = {
 	GUAC_DIAG_PARTIAL_MATCH, GUAC_DIAG_OK,
 };
 static const enum guac_diag_class verify_search_order[] = {
-	GUAC_DIAG_MISDIRECTED, GUAC_DIAG_WRAPPED, GUAC_DIAG_UNKNOWN,
+	GUAC_DIAG_STALE_ORIGIN, GUAC_DIAG_MISDIRECTED, GUAC_DIAG_WRAPPED, GUAC_DIAG_UNKNOWN,
 };
 #define VERIFY_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The origins the origin search found (OTHER sectors it made STALE_ORIGIN),
+ * each once, in the order of the sectors: how many, and into @origin,
+ * @count and @result (one of the sectors, for its source) at most @max.
+ */
+static size_t verify_searched_origins(const struct verify_run *run, uint64_t *origin,
+				      uint64_t *count, size_t *result, size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < run->ndiag; i++) {
+		if (!run->sample[i].other || run->diag[i].cls != GUAC_DIAG_STALE_ORIGIN)
+			continue;
+		for (j = 0; j < n && origin[j] != run->diag[i].found_origin; j++)
+			;
+		if (j < n) {
+			count[j]++;
+		} else if (n < max) {
+			origin[n] = run->diag[i].found_origin;
+			count[n] = 1;
+			result[n++] = i;
+		}
+	}
+	return n;
+}
 
 static uint64_t verify_other(const struct verify_run *run)
 {
@@ -103,6 +129,21 @@ static void verify_classes_text(const struct verify_run *run)
 				continue;
 			printf("%s%" PRIu64 " %s", ssep, run->searched[k], guac_diag_class_name(k));
 			ssep = ", ";
+			if (k == GUAC_DIAG_STALE_ORIGIN) {
+				uint64_t o[8], cnt[8];
+				size_t r[8], n = verify_searched_origins(run, o, cnt, r, 8);
+
+				/* "(origin 7, not in the history; origin 9: 2, named by --origins)" */
+				for (j = 0; j < n; j++) {
+					printf("%sorigin %" PRIu64, j ? "; " : " (", o[j]);
+					if (n > 1)
+						printf(": %" PRIu64, cnt[j]);
+					printf(", %s", run->diag[r[j]].origin_source ==
+					       GUAC_DIAG_ORIGIN_NEAR ? "not in the history" :
+					       "named by --origins");
+				}
+				printf("%s", n ? ")" : "");
+			}
 		}
 		if (run->other_searched < verify_other(run))
 			printf("; %" PRIu64 " not searched: the search takes at most %u",
@@ -145,7 +186,24 @@ static void verify_classes_json(const struct verify_run *run)
 		printf("%s\"%s\":%" PRIu64, i ? "," : "",
 		       guac_diag_class_name(verify_search_order[i]),
 		       run->searched[verify_search_order[i]]);
-	printf("}");
+	printf("},\"searched_stale_origins\":[");
+	{
+		uint64_t o[64], cnt[64];
+		size_t r[64], n = verify_searched_origins(run, o, cnt, r, 64);
+
+		for (i = 0; i < n; i++)
+			printf("%s{\"origin\":%" PRIu64 ",\"sectors\":%" PRIu64
+			       ",\"source\":\"%s\"}", i ? "," : "", o[i], cnt[i],
+			       run->diag[r[i]].origin_source == GUAC_DIAG_ORIGIN_NEAR ? "near" :
+			       "named");
+	}
+	printf("],\"origin_search\":{\"radius\":%" PRIu64 ",\"ranges\":%zu"
+	       ",\"sectors\":%" PRIu64 ",\"windows\":%" PRIu64 ",\"blocks\":%" PRIu64
+	       ",\"found\":%" PRIu64 ",\"exhaustive\":%s,\"seconds\":%.6f}",
+	       run->diag_cfg.origin_radius, run->diag_cfg.norigin_ranges,
+	       run->search.origin_sectors, run->search.origin_windows, run->search.origin_blocks,
+	       run->search.origin_found, run->search.origin_exhaustive ? "true" : "false",
+	       run->search.origin_seconds);
 }
 
 /*
@@ -439,6 +497,10 @@ void verify_report_text(const struct verify_run *run)
 		if (run->search.interrupted)
 			printf("  search interrupted: not exhaustive (Ctrl-C); an UNKNOWN sector may "
 			       "hold data from a place not searched\n");
+		if (run->search.origin_sectors && !run->search.origin_exhaustive)
+			printf("  origin search stopped (time bound or Ctrl-C) after %" PRIu64
+			       " blocks: an UNKNOWN sector may hold an origin not searched\n",
+			       run->search.origin_blocks);
 	}
 	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors\n",
 	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",

@@ -25,6 +25,7 @@
 #define VERIFY_SHOWN_RANGES 20
 #define VERIFY_DIAG_MAX 1000		/* bad sectors kept for the diagnosis */
 #define VERIFY_HISTORY GUAC_MANIFEST_MAX_HISTORY
+#define VERIFY_NAMED_ORIGINS 64		/* --origins: single origins, and ranges, each */
 
 /* A contiguous stretch to check: device bytes and the stream bytes they should hold. */
 struct verify_segment {
@@ -49,7 +50,7 @@ struct verify_sample {
  */
 struct verify_classes {
 	uint64_t cls[GUAC_DIAG_CLASS_COUNT];
-	uint64_t stale[VERIFY_HISTORY];
+	uint64_t stale[VERIFY_HISTORY + VERIFY_NAMED_ORIGINS];
 	uint64_t unclassified;
 };
 
@@ -78,6 +79,11 @@ struct verify_run {
 	enum guac_direct direct;
 	unsigned int sector;		/* report granularity; 0: the target's */
 	int impl;
+	/* --origins: origins named alone (checked like the history), and ranges (searched). */
+	uint64_t named_origin[VERIFY_NAMED_ORIGINS];
+	size_t nnamed_origins;
+	struct guac_diag_origin_range origin_range[VERIFY_NAMED_ORIGINS];
+	size_t norigin_ranges;
 
 	/* The work. */
 	struct guac_target target;
@@ -122,7 +128,7 @@ struct verify_run {
 	/* The diagnosis: one config for the local checks and the search. */
 	bool classify;			/* the sector size allows it */
 	struct guac_diag_config diag_cfg;
-	struct guac_diag_pass diag_history[VERIFY_HISTORY];
+	struct guac_diag_pass diag_history[VERIFY_HISTORY + VERIFY_NAMED_ORIGINS];
 	struct verify_classes classes;	/* all jobs' */
 	uint64_t other_searched;	/* OTHER sectors the search was given */
 	uint64_t searched[GUAC_DIAG_CLASS_COUNT];	/* what it made of them */

@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Stale data of an origin the manifest's history does not name (issue 24):
+# the previous run's manifest is gone, so its origin is in no history. A bad
+# sector holding that origin's data at its own place is STALE_ORIGIN, not
+# UNKNOWN, when the origin lies near one the manifest knows (the origin
+# search, docs/diagnosis.md) or when the user names it with --origins (alone:
+# every bad sector is checked against it; a range A-B: searched). Bad
+# --origins lists are usage errors. TAP output.
+set -u
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
+cd "$tmp" || exit 2
+
+tap_begin
+# The previous run: origin 7, its manifest since lost. This run: origin 8.
+"$GUAC" write -n 8M --origin 7 -m old.json t.img >/dev/null 2>&1
+rm -f old.json
+"$GUAC" write -n 8M --origin 8 -m m.json t.img >/dev/null 2>&1
+check "the manifest has no history (the old one is gone)" "grep -q '\"history\": \\[\\]' m.json"
+# Sectors 100-109 still hold origin 7's data; 300-303 origin 20261117's (a run named by date).
+"$GUAC" gen --origin 7 --offset 51200 -n 5120 | dd of=t.img bs=512 seek=100 conv=notrunc status=none
+"$GUAC" gen --origin 20261117 --offset 153600 -n 2048 | dd of=t.img bs=512 seek=300 conv=notrunc status=none
+cp m.json m0.json
+
+"$GUAC" verify -m m.json >out 2>&1
+rc=$?
+check "verify: exit 1" "[ $rc -eq 1 ]"
+check "origin 7 is found near origin 8: 10 STALE_ORIGIN among the searched, the far one UNKNOWN" \
+	"grep -qx 'classes: 14 OTHER (all 14 searched: 10 STALE_ORIGIN (origin 7, not in the history), 4 UNKNOWN)' out"
+check "the diagnosis line names origin 7, its place, and that the history lacks it" \
+	"grep -q '^  sector 100 (byte 51200): STALE_ORIGIN: holds this place.s data from a pass with origin 7 (stream offset 51200), not in the manifest.s history: found by the origin search near origin 8' out"
+check "sector 300 (origin 20261117, far from 8) stays UNKNOWN without --origins" \
+	"grep -q '^  sector 300 (byte 153600): UNKNOWN' out"
+cp m0.json m.json
+"$GUAC" verify -m m.json --json >j 2>&1
+check "--json: searched_stale_origins and the origin search's figures" \
+	"python3 -c 'import json,sys; j=json.load(open(\"j\")); o=j[\"origin_search\"]; d=[x[\"class\"] for x in j[\"diagnosis\"] if x[\"lba\"]==100][0]; sys.exit(0 if j[\"searched_stale_origins\"]==[{\"origin\":7,\"sectors\":10,\"source\":\"near\"}] and j[\"searched_classes\"][\"STALE_ORIGIN\"]==10 and o[\"radius\"]==65536 and o[\"exhaustive\"] and o[\"found\"]==10 and o[\"blocks\"]>0 and d[\"origin_source\"]==\"near\" and d[\"near_origin\"]==8 and d[\"found_origin\"]==7 else 1)'"
+
+# --origins A-B: a range is searched.
+cp m0.json m.json
+"$GUAC" verify -m m.json --origins 20261101-20261130 >out 2>&1
+check "--origins 20261101-20261130: the far origin is found in it (exit $?)" \
+	"grep -qx 'classes: 14 OTHER (all 14 searched: 14 STALE_ORIGIN (origin 7: 10, not in the history; origin 20261117: 4, named by --origins))' out &&
+	 grep -q '^  sector 300 (byte 153600): STALE_ORIGIN: holds this place.s data from the pass with origin 20261117 named by --origins' out"
+# --origins N: checked on every bad sector, counted with the local classes and in --bad-list.
+cp m0.json m.json
+"$GUAC" verify -m m.json --origins 20261117,7 --bad-list bl >out 2>&1
+check "--origins 20261117,7: every one of the 14 classified where found, per origin" \
+	"grep -qx 'classes: 14 STALE_ORIGIN (origin 20261117: 4, origin 7: 10)' out"
+check "--origins: the bad list names the class" \
+	"grep -qx 'mismatch 51200 56319 100 109 STALE_ORIGIN' bl && grep -qx 'mismatch 153600 155647 300 303 STALE_ORIGIN' bl"
+check "--origins: the manifest's record counts them as STALE_ORIGIN" \
+	"grep -q '\"STALE_ORIGIN\": 14' m.json"
+
+# Without a manifest: the pass of --origin, and --origins.
+"$GUAC" verify --origin 8 --length 8M --origins 20261117 t.img >out 2>&1
+check "no manifest: --origins 20261117 with --origin 8 (near origin 7 too)" \
+	"grep -qx 'classes: 4 STALE_ORIGIN (origin 20261117), 10 OTHER (all 10 searched: 10 STALE_ORIGIN (origin 7, not in the history))' out"
+
+# Usage errors: exit 2, a message, and the manifest untouched.
+for bad in "9-5:end is before its start" ",:no origin in it" ":expected origins" "x:invalid origin 'x'" \
+	"5-:invalid origin ''" "0-2000000000000:wider than 2^40"; do
+	arg=${bad%%:*} msg=${bad#*:}
+	cp m0.json m.json
+	"$GUAC" verify -m m.json --origins "$arg" >o 2>e
+	rc=$?
+	check "--origins '$arg': exit $rc, '$(head -1 e)'" \
+		"[ $rc -eq 2 ] && grep -qF -- \"\$msg\" e && cmp -s m.json m0.json"
+done
+"$GUAC" verify --help >h 2>&1
+check "--help documents --origins" "grep -q -- '--origins LIST' h"
+tap_end

@@ -14,7 +14,7 @@
 secureboot-disk: deps
 	scripts/secureboot/make-disk.sh
 
-check-secureboot: deb
+check-secureboot: deb vm-guac
 	tests/secureboot/check-secureboot.sh
 
 check-suites: check-secureboot

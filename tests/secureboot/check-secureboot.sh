@@ -23,7 +23,11 @@
 #                  another key refused
 #
 # The stages are tests/secureboot/stages.sh, run by tests/guest/guest-run.sh
-# (scripts/guest/run-guest.sh judges the TAP). Ends with one result line.
+# (scripts/guest/run-guest.sh judges the TAP). Before them, Debian's 6.12
+# (SB_KERNELS, default 6.12) in one short boot through the same chain
+# (tests/secureboot/check-kernel.sh): the module built on the host and signed
+# with a MOK in MokList, unsigned and other-key copies refused. Ends with one
+# result line.
 set -eu
 . "$(dirname "$0")/../../scripts/vm/lib.sh"
 . "$GUAC_TOP/scripts/secureboot/lib.sh"
@@ -78,26 +82,41 @@ read_out() {
 	rm -rf "$work/out.new"
 }
 
-passed=0 failed=0 lines=
+passed=0 failed=0 lines= boots=0
+# count LINE STATUS RESULT-FILE: a boot's result line, its exit status and
+# its "passed failed seconds" file.
+count() {
+	echo "$1"
+	lines="$lines
+$1"
+	boots=$((boots + 1))
+	set -- "$2" $(cat "$3" 2>/dev/null || echo "0 1 0")
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	[ "$1" = 0 ] || [ "$3" != 0 ] || failed=$((failed + 1))
+}
+
+for series in ${SB_KERNELS-6.12}; do
+	status=0
+	line=$("$GUAC_TOP/tests/secureboot/check-kernel.sh" "$series") || status=$?
+	count "${line:-check-kernel.sh $series: FAIL (no result line)}" "$status" \
+		"$work/kernel-$series/boot/result"
+done
+
 boot() {
 	local status=0 line
 	set_boot "$1" "$2"
 	line=$(GUEST_UEFI_ARGS=$uefi "$GUAC_TOP/scripts/guest/run-guest.sh" "$work/disk.qcow2" \
 		"$work/payload.img" "$disk/disk.img:/boot/vmlinuz-$kver" "(initrd)" "$1" "$2" "$work/$1") ||
 		status=$?
-	echo "$line"
-	lines="$lines
-$line"
-	set -- $(cat "$work/$1/result" 2>/dev/null || echo "0 1 0")
-	passed=$((passed + $1))
-	failed=$((failed + $2))
-	[ "$status" = 0 ] || [ "$2" != 0 ] || failed=$((failed + 1))
+	count "$line" "$status" "$work/$1/result"
 	read_out
 }
 
+guest_failed=$failed
 boot 1-notenrolled sb_notenrolled
 # The guest's own DKMS certificate into MokList, as MokManager enrolls it.
-if [ "$failed" = 0 ] && [ -s "$work/out/1-notenrolled/mok.pub" ]; then
+if [ "$failed" = "$guest_failed" ] && [ -s "$work/out/1-notenrolled/mok.pub" ]; then
 	cp "$work/out/1-notenrolled/mok.pub" "$work/dkms-mok.der"
 	sb_add_mok "$work/vars.fd" "$work/dkms-mok.der"
 	"$(sb_virt_fw_vars)" -i "$work/vars.fd" -p 2>/dev/null | grep -e '^MokList' -e '^SbatLevel' >"$work/varstore.txt" || true
@@ -106,6 +125,7 @@ if [ "$failed" = 0 ] && [ -s "$work/out/1-notenrolled/mok.pub" ]; then
 	guac_log "enrolled $(openssl x509 -inform DER -in "$work/dkms-mok.der" -noout -subject) in MokList"
 	boot 2-enrolled sb_enrolled
 else
+	echo "guest 2-enrolled: NOT RUN (the first boot failed, or left no DKMS certificate)"
 	lines="$lines
 guest 2-enrolled: NOT RUN (the first boot failed, or left no DKMS certificate)"
 	failed=$((failed + 1))
@@ -114,7 +134,7 @@ fi
 total=$(($(date +%s) - start))
 echo "$lines" | sed '/^$/d' >"$work/summary"
 if [ "$failed" = 0 ]; then
-	echo "$name: PASS, $passed test points in 2 boots ($total s: disk, chain and venv $prep_s s)"
+	echo "$name: PASS, $passed test points in $boots boots ($total s: disk, chain and venv $prep_s s)"
 else
 	echo "$name: FAIL, $passed passed, $failed failed; logs in $work"
 	exit 1

@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of tests/secureboot/check-kernel.sh's initramfs (busybox): a kernel
+# booted through shim and grub with Secure Boot on, and a test MOK in MokList.
+# The modules: /m/signed.ko (signed with that MOK), /m/unsigned.ko (the same
+# build, no signature), /m/other.ko (signed with a key nobody enrolled). TAP
+# on the second serial port, then power off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+exec 3>/dev/ttyS1
+n=0
+fails=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2" >&3
+	else
+		fails=$((fails + 1))
+		echo "not ok $n - $2" >&3
+	fi
+}
+# t DESCRIPTION 'SHELL CODE': a test point; the code's output as comments.
+t() {
+	sh -c "$2" >/tmp/out 2>&1
+	ok $? "$1"
+	sed 's/^/# /' /tmp/out | head -n 20 >&3
+}
+mok_cn=$(cat /m/mok_cn)
+up() { cut -d' ' -f1 /proc/uptime; }
+start=$(up)
+echo "# $(uname -r) booted, $start s uptime; $(cat /proc/cmdline)" >&3
+
+t "the kernel saw Secure Boot ('secureboot: Secure boot enabled')" "dmesg | grep -i -e 'secure boot' -e 'locked down'; dmesg | grep -q 'Secure boot enabled'"
+t "lockdown: integrity" "cat /sys/kernel/security/lockdown; grep -q '\\[integrity\\]' /sys/kernel/security/lockdown"
+t "shim handed over the MOK: '$mok_cn' loaded (.machine keyring), in /proc/keys" \
+	"dmesg | grep -F \"$mok_cn\"; dmesg | grep -q \"Loaded X.509 cert '$mok_cn\" && grep -F \"$mok_cn\" /proc/keys"
+t "insmod of the module without a signature: Key was rejected by service" \
+	"! insmod /m/unsigned.ko 2>/tmp/e; cat /tmp/e; grep -q 'Key was rejected by service' /tmp/e && ! test -e /sys/module/guacrng && dmesg | grep 'Loading of unsigned module is rejected'"
+t "insmod of the module signed with a key not enrolled: Key was rejected by service" \
+	"! insmod /m/other.ko 2>/tmp/e; cat /tmp/e; grep -q 'Key was rejected by service' /tmp/e && ! test -e /sys/module/guacrng && dmesg | grep 'Loading of module with unavailable key is rejected'"
+t "insmod of the module signed with the enrolled MOK: loaded, its signature verified" \
+	"insmod /m/signed.ko && grep '^guacrng ' /proc/modules && test -c /dev/guac && cat /proc/sys/kernel/tainted && ! dmesg | grep 'module verification failed'"
+t "dd if=/dev/guac bs=1M skip=3 count=4 = guac gen --offset 3M --length 4M" \
+	"a=\$(dd if=/dev/guac bs=1M skip=3 count=4 2>/dev/null | sha256sum); b=\$(guac gen --offset 3M --length 4M | sha256sum); echo \"\$a\"; [ \"\$a\" = \"\$b\" ] && [ \"\$(dd if=/dev/guac bs=1M skip=3 count=4 2>/dev/null | wc -c)\" = 4194304 ]"
+t "the hwrng: guacrng's selected, /dev/hwrng gives 4096 bytes" \
+	"name=\$(tr ' ' '\\n' </sys/class/misc/hw_random/rng_available | grep '^guacrng' | head -n 1); echo \"\$name\" >/sys/class/misc/hw_random/rng_current && cat /sys/class/misc/hw_random/rng_current && [ \"\$(cat /sys/class/misc/hw_random/rng_current)\" = \"\$name\" ] && [ -n \"\$name\" ] && [ \"\$(head -c 4096 /dev/hwrng | wc -c)\" = 4096 ]"
+t "rmmod guacrng" "rmmod guacrng && ! test -e /sys/module/guacrng"
+echo "1..$n" >&3
+echo "# stages time $(echo "$start $(up)" | awk '{ printf "%.1f", $2 - $1 }') s, boot to stages start $start s" >&3
+sync
+poweroff -f

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "io_engine.h"
@@ -35,7 +37,7 @@ struct write_args {
 	uint64_t origin, offset, length, seek, bs, jobs;
 	bool length_given;
 	enum guac_direct direct;
-	bool sync, resume;
+	bool sync, resume, allow_overcommit;
 	const char *manifest;
 	const char *shard_arg, *shards_arg;
 	int impl;
@@ -71,6 +73,9 @@ static void write_usage(FILE *f)
 		"      --resume         continue the fill the manifest records, from its durable\n"
 		"                       bytes (a requeued batch task); the same options and\n"
 		"                       target are needed; no manifest yet: a new fill\n"
+		"      --allow-overcommit  write a file even when the length is more than its\n"
+		"                       file system reports free (thin-provisioned, compressing\n"
+		"                       or deduplicating file systems)\n"
 		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
@@ -100,6 +105,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		{ "sync", no_argument, NULL, 'y' },
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "resume", no_argument, NULL, 'R' },
+		{ "allow-overcommit", no_argument, NULL, 'A' },
 		{ "shard", required_argument, NULL, 'k' },
 		{ "shards", required_argument, NULL, 'K' },
 		{ "impl", required_argument, NULL, 'i' },
@@ -161,6 +167,9 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 			break;
 		case 'R':
 			a->resume = true;
+			break;
+		case 'A':
+			a->allow_overcommit = true;
 			break;
 		case 'k':
 			a->shard_arg = optarg;
@@ -394,6 +403,157 @@ static const char *write_resume_differs(const struct write_args *a, const struct
 	       old->direct != t->direct ? "I/O mode (--direct/--buffered)" : NULL;
 }
 
+/* "1.50 GiB" of @n, for the messages below. */
+static const char *write_human(char *buf, size_t size, uint64_t n)
+{
+	return guac_fmt_bytes(buf, size, (double)n);
+}
+
+/*
+ * Bytes of [@start, @end) that the file @path already has allocated: writing
+ * over them needs no new space. SEEK_DATA/SEEK_HOLE find the data; a file
+ * system that reports everything as data is capped by the blocks the file
+ * has (st_blocks). 0 for a file that does not exist yet.
+ */
+static uint64_t write_allocated(const char *path, uint64_t start, uint64_t end)
+{
+	struct stat st;
+	uint64_t sum = 0, cap;
+	off_t pos, hole;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	if (end > (uint64_t)st.st_size)
+		end = (uint64_t)st.st_size;
+	pos = (off_t)start;
+	while ((uint64_t)pos < end) {
+		pos = lseek(fd, pos, SEEK_DATA);
+		if (pos < 0 || (uint64_t)pos >= end)
+			break;
+		hole = lseek(fd, pos, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > end)
+			hole = (off_t)end;
+		sum += (uint64_t)(hole - pos);
+		pos = hole;
+	}
+	close(fd);
+	cap = (uint64_t)st.st_blocks * 512;
+	return sum < cap ? sum : cap;
+}
+
+/*
+ * Whether a regular file can hold device bytes [@start, @end) at all, found
+ * before anything is written (a length typed with T for G, or 2^63-1, would
+ * otherwise write until the file system is full): the largest offset Linux
+ * has (2^63-1), the file size limit (ulimit -f), the file system's largest
+ * file (its s_maxbytes, which lseek() enforces: a seek to @end on the
+ * target, or on an empty probe file beside it, removed at once, changes no
+ * data; pathconf's FILESIZEBITS is no help, glibc says 32 for tmpfs), and
+ * its free space (statvfs: what the file does not hold yet must fit in
+ * f_bavail, the space available to unprivileged users; root's use of
+ * reserved blocks is not counted on). False after a message with the
+ * numbers. @allow_overcommit skips the free-space check only.
+ */
+static bool write_file_fits(const struct write_args *a, const struct guac_target *t,
+			    uint64_t start, uint64_t end)
+{
+	char copy[4096], probe[4200], h1[32], h2[32];
+	const char *dir;
+	struct statvfs vfs;
+	struct rlimit rl;
+	uint64_t avail, need, have;
+	bool made = false;
+	off_t pos;
+	int fd;
+
+	if (t->kind != GUAC_TARGET_FILE)
+		return true;
+	snprintf(copy, sizeof(copy), "%s", a->target);
+	dir = dirname(copy);
+	if (end > (uint64_t)INT64_MAX) {
+		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s', past "
+			 "2^63-1 = %" PRId64 ", the largest file offset Linux has; nothing written",
+			 end, a->target, INT64_MAX);
+		return false;
+	}
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    end > (uint64_t)rl.rlim_cur) {
+		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s', past "
+			 "the file size limit of this process (ulimit -f: %" PRIu64 " bytes); "
+			 "nothing written", end, a->target, (uint64_t)rl.rlim_cur);
+		return false;
+	}
+	fd = open(a->target, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(probe, sizeof(probe), "%s/.guac-size-probe.%ld", dir, (long)getpid());
+		fd = open(probe, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		made = fd >= 0;
+	}
+	if (fd >= 0) {
+		pos = lseek(fd, (off_t)end, SEEK_SET);
+		close(fd);
+		if (made)
+			unlink(probe);
+		if (pos < 0 && errno == EINVAL) {
+			guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s' "
+				 "(%s), past the largest file its file system holds (a seek there "
+				 "is refused); nothing written", end, a->target,
+				 write_human(h1, sizeof(h1), end));
+			return false;
+		}
+	}
+	if (!a->allow_overcommit && !statvfs(t->size ? a->target : dir, &vfs)) {
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		have = write_allocated(a->target, start, end);
+		need = end - start - have;
+		if (need > avail) {
+			guac_err("refusing to write: %" PRIu64 " bytes (%s) at device bytes %" PRIu64
+				 "-%" PRIu64 " of '%s' need %" PRIu64 " bytes of new space (the file "
+				 "already holds %" PRIu64 " of them), but its file system has %" PRIu64
+				 " bytes (%s) available (statvfs f_bavail); the fill would end in "
+				 "ENOSPC. Nothing written. Give a --length that fits, or "
+				 "--allow-overcommit for a thin-provisioned, compressing or "
+				 "deduplicating file system that holds more than it reports free",
+				 end - start, write_human(h1, sizeof(h1), end - start), start, end - 1,
+				 a->target, need, have, avail, write_human(h2, sizeof(h2), avail));
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Buffers: each job holds up to two of --bs bytes (the block written and the
+ * next one generated). More than the machine's memory cannot be meant.
+ */
+static bool write_memory_fits(const struct write_args *a, uint64_t length, unsigned int sector)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t jobs = a->jobs, mem, need, sectors = length / sector + (length % sector != 0);
+	char h1[32], h2[32];
+
+	if (jobs > sectors)
+		jobs = sectors;	/* guac_io_split() drops parts with nothing to do */
+	if (pages <= 0 || page <= 0)
+		return true;
+	mem = (uint64_t)pages * (uint64_t)page;
+	need = jobs * 2 * a->bs;
+	if (need > mem) {
+		guac_err("refusing to write: --jobs %" PRIu64 " with --bs %" PRIu64 " needs %" PRIu64
+			 " bytes (%s) of buffers (two blocks a job), more than this machine's "
+			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", jobs,
+			 a->bs, need, write_human(h1, sizeof(h1), need), mem,
+			 write_human(h2, sizeof(h2), mem));
+		return false;
+	}
+	return true;
+}
+
 /* Progress into the manifest's ranges: one range per job. */
 static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint64_t shard_start,
 			 bool durable)
@@ -501,6 +661,10 @@ int guac_cmd_write(int argc, char **argv)
 			 a.bs, t.sector, a.target);
 		return GUAC_EXIT_ERROR;
 	}
+	/* A length, job count or block size that cannot be meant: refused before any byte. */
+	if (!write_memory_fits(&a, shard_end - shard_start, t.sector) ||
+	    !write_file_fits(&a, &t, a.seek + shard_start, a.seek + shard_end))
+		return GUAC_EXIT_ERROR;
 	if (a.manifest && write_manifest_is_target(a.manifest, a.target)) {
 		guac_err("refusing to write: the manifest '%s' is the target '%s' itself (the "
 			 "manifest would replace the data); give the manifest another path",

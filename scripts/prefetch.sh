@@ -52,6 +52,8 @@ fill() {
 	step "$GUAC_TOP/scripts/vm/chroot.sh" ensure bookworm file
 	step "$GUAC_TOP/scripts/vm/chroot.sh" ensure bookworm lintian
 	step "$GUAC_TOP/scripts/guest/make-image.sh"
+	# check-secureboot's: the signed chain, virt-firmware's venv, its disk.
+	step "$GUAC_TOP/scripts/secureboot/make-disk.sh"
 }
 
 case "$action" in

@@ -35,6 +35,9 @@ for t in sfdisk mkfs.vfat mcopy debugfs; do
 done
 image=$("$GUAC_TOP/scripts/guest/make-image.sh")
 chain=$(sb_chain)
+# virt-firmware's venv too (check-secureboot writes MokList with it), so that
+# make check's prefetch, which runs this, fills the whole cache of the suite.
+sb_virt_fw_vars >/dev/null
 dir=$GUAC_SB_CACHE/disk-bookworm
 kver=$(cat "$image/kver")
 recipe=$( {

@@ -46,7 +46,10 @@ if [ ${#names[@]} -eq 0 ]; then
 	done
 fi
 
-work=$(mktemp -d /tmp/guac-fuzz-run.XXXXXX)
+# The targets' private directories: tmpfs where there is one (merge and write fsync).
+shm=/tmp
+[ -d /dev/shm ] && [ -w /dev/shm ] && shm=/dev/shm
+work=$(mktemp -d "$shm/guac-fuzz-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 failed=0
 for name in "${names[@]}"; do

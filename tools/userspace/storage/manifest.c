@@ -546,7 +546,7 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 	struct mf_ctx c = { path, "" };
 	struct json *root = NULL;
 	char *text, sum[96], want[96], err[160];
-	size_t n;
+	size_t n, cap;
 	FILE *f = fopen(path, "r");
 	bool ok;
 
@@ -554,13 +554,30 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 		guac_err("cannot open manifest '%s': %s", path, strerror(errno));
 		return false;
 	}
-	text = malloc(GUAC_MANIFEST_MAX_BYTES + 1);
-	if (!text) {
-		fclose(f);
-		guac_err("out of memory");
-		return false;
+	/* A buffer that grows with the file (a few KiB, usually), up to one byte past the limit. */
+	for (n = 0, cap = 0, text = NULL;;) {
+		size_t got;
+
+		if (n == cap) {
+			char *more;
+
+			cap = cap ? 4 * cap : 64 << 10;
+			if (cap > GUAC_MANIFEST_MAX_BYTES + 1)
+				cap = GUAC_MANIFEST_MAX_BYTES + 1;
+			more = realloc(text, cap);
+			if (!more) {
+				free(text);
+				fclose(f);
+				guac_err("out of memory");
+				return false;
+			}
+			text = more;
+		}
+		got = fread(text + n, 1, cap - n, f);
+		n += got;
+		if (!got || n > GUAC_MANIFEST_MAX_BYTES)
+			break;
 	}
-	n = fread(text, 1, GUAC_MANIFEST_MAX_BYTES + 1, f);
 	fclose(f);
 	if (n > GUAC_MANIFEST_MAX_BYTES) {
 		free(text);

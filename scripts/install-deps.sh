@@ -11,7 +11,7 @@ set -eu
 packages="
 	build-essential bc bison flex kmod cpio rsync xz-utils zstd xxd python3
 	libelf-dev libssl-dev dwarves
-	clang lld llvm sparse
+	clang lld llvm sparse libclang-rt-14-dev
 	libcmocka-dev
 	qemu-system-x86 busybox-static coreutils
 	dieharder rng-tools5 gnuplot-nox dmsetup fio

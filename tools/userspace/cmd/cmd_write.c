@@ -310,14 +310,19 @@ static void write_history(struct guac_manifest *m, const struct guac_manifest *o
 }
 
 /*
- * A file target is this write's alone while it runs: an OFD write lock on the
- * whole file. It is advisory: it stops a second guac write, which takes it
- * too (block devices have O_EXCL for that), not other programs; what they do
- * meanwhile write_check_file() finds afterwards.
+ * The bytes a write fills in a file target are its alone while it runs: an
+ * OFD write lock on [@start, @start + @len), the shard's part of the file, so
+ * that the shards of one fill run at once (from several hosts, on a
+ * clustered file system) while a second write of the same bytes is refused.
+ * It is advisory: it stops a second guac write, which takes it too (block
+ * devices have O_EXCL for that), not other programs; what they do meanwhile
+ * write_check_file() finds afterwards.
  */
-static bool write_lock(const struct guac_target *t, const char *path)
+static bool write_lock(const struct guac_target *t, const char *path, uint64_t start,
+		       uint64_t len)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
+			    .l_len = (off_t)len };
 
 	if (t->kind != GUAC_TARGET_FILE || !fcntl(t->fd, F_OFD_SETLK, &fl))
 		return true;
@@ -327,8 +332,9 @@ static bool write_lock(const struct guac_target *t, const char *path)
 			 path, strerror(errno));
 		return true;
 	}
-	guac_err("'%s' is being written by another guac write (it holds the file's lock): two "
-		 "fills of one file at once would both be wrong; nothing written", path);
+	guac_err("'%s' is being written by another guac write (it holds the lock of bytes %"
+		 PRIu64 "-%" PRIu64 " or some of them): two fills of the same bytes at once would "
+		 "both be wrong; nothing written", path, start, start + len - 1);
 	return false;
 }
 
@@ -691,7 +697,7 @@ int guac_cmd_write(int argc, char **argv)
 
 	if (!guac_target_open(&t, a.target, true, a.direct, a.sync))
 		return GUAC_EXIT_ERROR;
-	if (!write_lock(&t, a.target)) {
+	if (!write_lock(&t, a.target, a.seek + shard_start, shard_end - shard_start)) {
 		guac_target_close(&t);
 		return GUAC_EXIT_ERROR;
 	}

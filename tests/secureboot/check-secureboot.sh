@@ -23,7 +23,9 @@
 #                  another key refused
 #
 # The stages are tests/secureboot/stages.sh, run by tests/guest/guest-run.sh
-# (scripts/guest/run-guest.sh judges the TAP). Before them, Debian's 6.12
+# (scripts/guest/run-guest.sh judges the TAP). Before them, the package's
+# Secure Boot note on the host (tests/secureboot/test_postinst.sh: when it
+# speaks and when not), and Debian's 6.12
 # (SB_KERNELS, default 6.12) in one short boot through the same chain
 # (tests/secureboot/check-kernel.sh): the module built on the host and signed
 # with a MOK in MokList, unsigned and other-key copies refused. Ends with one
@@ -95,6 +97,20 @@ $1"
 	failed=$((failed + $3))
 	[ "$1" = 0 ] || [ "$3" != 0 ] || failed=$((failed + 1))
 }
+
+# The package's Secure Boot note on the host first (a few seconds).
+status=0
+sh "$GUAC_TOP/tests/secureboot/test_postinst.sh" >"$work/test_postinst.txt" 2>&1 || status=$?
+p=$(grep -c '^ok ' "$work/test_postinst.txt" || true)
+f=$(grep -c '^not ok ' "$work/test_postinst.txt" || true)
+echo "$p $f 0" >"$work/test_postinst.result"
+if [ "$status" = 0 ] && [ "$f" = 0 ] && [ "$p" != 0 ]; then
+	line="host test_postinst.sh: PASS, $p/$p passed"
+else
+	line="host test_postinst.sh: FAIL, $p passed, $f failed: $work/test_postinst.txt"
+fi
+count "$line" "$status" "$work/test_postinst.result"
+boots=$((boots - 1))
 
 for series in ${SB_KERNELS-6.12}; do
 	status=0

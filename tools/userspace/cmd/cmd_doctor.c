@@ -442,10 +442,13 @@ static int doc_fix_enroll(const struct doc *d)
 		       "screen choose Enroll MOK, Continue, Yes, and type the password you chose.\n");
 		return GUAC_EXIT_FAIL;
 	}
+	int w = (int)strlen("mokutil --import ") + (int)strlen(d->cert_path);
+
 	printf("FIX: enroll the DKMS key as a Machine Owner Key, once for this machine:\n"
 	       "  mokutil --import %s   # asks for a one-time password\n"
-	       "  reboot                # MokManager: Enroll MOK, Continue, Yes, the password\n"
-	       "then `modprobe guacrng` (it also loads at every boot).\n", d->cert_path);
+	       "  %-*s   # MokManager: Enroll MOK, Continue, Yes, the password\n"
+	       "then `modprobe guacrng` (it also loads at every boot).\n", d->cert_path, w,
+	       "reboot");
 	return GUAC_EXIT_FAIL;
 }
 

@@ -4,11 +4,16 @@
  * or an error, never both or neither; the error names a byte inside the
  * text; every string in the tree is valid UTF-8 and free of control
  * characters other than \n and \t (what the parser promises); nesting
- * stays within its limit.
+ * stays within its limit. The text ends right before an inaccessible page,
+ * as guard-page allocators place it, so that any read past its end faults
+ * at once (ASan does not see reads inside libc's string functions).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "fuzz_common.h"
 #include "json.h"
 #include "manifest.h"
@@ -33,9 +38,22 @@ static void fuzz_json_walk(const struct json *j, int depth)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static size_t page;
 	struct json *root = (struct json *)1;
 	char err[160] = "";
-	bool ok = json_parse((const char *)data, size, &root, err, sizeof(err));
+	size_t span;
+	uint8_t *map, *text;
+	bool ok;
+
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	span = (size + page - 1) / page * page;
+	map = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED || mprotect(map + span, page, PROT_NONE))
+		abort();
+	text = map + span - size;
+	memcpy(text, data, size);
+	ok = json_parse((const char *)text, size, &root, err, sizeof(err));
 
 	if (ok != (root != NULL))
 		fuzz_fail("json_parse returned %d with root %p", ok, (void *)root);
@@ -44,5 +62,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ok)
 		fuzz_json_walk(root, 0);
 	json_free(root);
+	munmap(map, span + page);
 	return 0;
 }

@@ -303,9 +303,10 @@ static void doc_find_cert(struct doc *d)
 			v += 16;
 			v[strcspn(v, "\n")] = 0;
 			if (*v == '"' || *v == '\'') {
-				char q = *v++;
+				/* strcspn() takes a string: the quote and its NUL, not &quote. */
+				char q[2] = { *v++, 0 };
 
-				v[strcspn(v, &q)] = 0;
+				v[strcspn(v, q)] = 0;
 			}
 			if (*v)
 				snprintf(d->cert_path, sizeof(d->cert_path), "%s", v);

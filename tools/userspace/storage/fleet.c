@@ -197,7 +197,8 @@ static bool fleet_add_dir(struct guac_fleet *f, const char *dir)
 	closedir(dp);
 	if (!ok)
 		guac_err("out of memory");
-	qsort(names, n, sizeof(*names), fleet_name_cmp);
+	if (n)	/* qsort(NULL, 0, ...) is undefined: an empty directory has no list */
+		qsort(names, n, sizeof(*names), fleet_name_cmp);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
 			 names[i]);
@@ -321,7 +322,8 @@ unsigned int guac_fleet_judge(struct guac_fleet *f)
 {
 	unsigned int i, j, bad = 0;
 
-	qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
+	if (f->n)	/* no disk, no array: qsort(NULL, 0, ...) is undefined */
+		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
 	/*
 	 * One disk described twice: which manifest is the truth is not for the
 	 * report to guess (a copy, an older fill kept elsewhere): both are named.

@@ -149,10 +149,18 @@ static bool json_string(struct json_parser *ps, char **out)
 			} else if (c == 't') {
 				c = '\t';
 			} else if (c == 'u') {
-				unsigned int v;
+				unsigned int v = 0, i;
 
-				if (ps->end - ps->p < 4 || sscanf(ps->p, "%4x", &v) != 1 ||
-				    v > 0x7f || !v) {
+				/*
+				 * Four hex digits, read here: not sscanf(), which needs a
+				 * NUL-terminated string and the text is not one (it read
+				 * past the end of a manifest ending in an escape).
+				 */
+				for (i = 0; i < 4 && ps->end - ps->p > (long)i &&
+					    isxdigit((unsigned char)ps->p[i]); i++)
+					v = v << 4 | (unsigned int)(isdigit((unsigned char)ps->p[i]) ?
+						ps->p[i] - '0' : (tolower((unsigned char)ps->p[i]) - 'a' + 10));
+				if (i < 4 || v > 0x7f || !v) {
 					free(buf);
 					return json_fail(ps, "\\u00XX with a non-zero ASCII value");
 				}

@@ -145,6 +145,12 @@ doctor other
 expect "Secure Boot on, module signed by another key: exit 1, names that key and DKMS's" 1 \
 	"signed by 'someone else'" "not by the key DKMS signs with (/var/lib/dkms/mok.pub: 'DKMS module signing key'"
 
+case $out in *"mokutil --import"*) not_ok "... and, the DKMS key being trusted, no enrollment asked" ;;
+*) ok "... and, the DKMS key being trusted, no enrollment asked" ;; esac
+system other2 1 integrity other no
+doctor other2
+expect "... with the DKMS key not trusted either: the enrollment too" 1 "signed by 'someone else'" "$fix"
+
 system sboff 0 none dkms no
 doctor sboff
 expect "Secure Boot off, no lockdown, key not enrolled: exit 0 (modprobe loads it)" 0 \

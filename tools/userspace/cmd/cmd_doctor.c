@@ -506,9 +506,11 @@ static int doc_verdict(const struct doc *d)
 			       d->cert_state < 0 ? "unreadable" : "missing");
 		printf("Under Secure Boot the kernel loads it only if that key is enrolled; if not,\n"
 		       "modprobe fails with \"Key was rejected by service\".\n"
-		       "FIX: rebuild it so that DKMS signs it with its key, and enroll that key:\n"
-		       "  dkms remove guacrng --all && dpkg-reconfigure guacrng-dkms\n"
-		       "  mokutil --import %s; reboot; MokManager: Enroll MOK\n", d->cert_path);
+		       "FIX: rebuild it so that DKMS signs it with its key%s:\n"
+		       "  dkms remove guacrng --all && dpkg-reconfigure guacrng-dkms\n",
+		       d->trusted == 1 ? " (which the kernel trusts)" : ", and enroll that key");
+		if (d->trusted != 1)
+			printf("  mokutil --import %s; reboot; MokManager: Enroll MOK\n", d->cert_path);
 		return GUAC_EXIT_FAIL;
 	}
 	if (d->trusted == 1) {

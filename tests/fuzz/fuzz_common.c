@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +102,21 @@ void __wrap_exit(int status)
 	__real_exit(status);
 }
 
+/*
+ * The signals the commands take over (Ctrl-C and SIGTERM stop a fill cleanly,
+ * a closed pipe is an error): given back to libFuzzer after each call, so that
+ * its own SIGINT and SIGTERM handling (and a kill of the run) still work.
+ */
+static const int fuzz_signals[] = { SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGXFSZ };
+
 int fuzz_run_cmd(int (*cmd)(int, char **), int argc, char **argv)
 {
+	struct sigaction saved[sizeof(fuzz_signals) / sizeof(fuzz_signals[0])];
 	volatile int ret;
+	size_t i;
+
+	for (i = 0; i < sizeof(fuzz_signals) / sizeof(fuzz_signals[0]); i++)
+		sigaction(fuzz_signals[i], NULL, &saved[i]);
 
 	optind = 0;	/* glibc: start getopt afresh */
 	opterr = 1;
@@ -115,6 +128,8 @@ int fuzz_run_cmd(int (*cmd)(int, char **), int argc, char **argv)
 		ret = cmd(argc, argv);
 	fuzz_in_cmd = false;
 	fflush(stdout);
+	for (i = 0; i < sizeof(fuzz_signals) / sizeof(fuzz_signals[0]); i++)
+		sigaction(fuzz_signals[i], &saved[i], NULL);
 	return ret;
 }
 

@@ -158,9 +158,65 @@ static int setup(void **state)
 	memset(&io, 0, sizeof(io));
 	io.target = &target;
 	io.ops = &fake_ops;
-	io.hooks = (struct guac_io_hooks){ produce, consume, on_unreadable };
+	io.hooks = (struct guac_io_hooks){ produce, consume, on_unreadable, NULL };
 	io.bs = 64 << 10;
 	io.label = "test";
+	return 0;
+}
+
+/*
+ * Twins (a check hook): check_false sends every block to consume through
+ * the twins' in-order path; check_dirty passes the blocks that hold no byte
+ * of [dirty_lo, dirty_hi) (and checks that they hold the device's bytes).
+ */
+static atomic_uint nchecks;
+static uint64_t dirty_lo, dirty_hi, dirty_skip_lo, dirty_skip_hi;
+static uint64_t consumed_at[64];
+static unsigned int nconsumed;
+
+static bool check_false(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len,
+			uint8_t *scratch)
+{
+	(void)job;
+	(void)buf;
+	(void)pos;
+	(void)len;
+	(void)scratch;
+	atomic_fetch_add(&nchecks, 1);
+	return false;
+}
+
+static bool check_dirty(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len,
+			uint8_t *scratch)
+{
+	uint64_t dev_pos = job->io->base + pos;
+
+	(void)scratch;
+	atomic_fetch_add(&nchecks, 1);
+	if (memcmp(buf, dev + dev_pos, len))
+		return false;
+	return dev_pos + len <= dirty_lo || dev_pos >= dirty_hi ||
+	       (dev_pos >= dirty_skip_lo && dev_pos + len <= dirty_skip_hi);
+}
+
+/* consume that also records where each call starts (one job), to check the order. */
+static size_t consume_logged(struct guac_io_job *job, const uint8_t *buf, uint64_t pos,
+			     size_t len)
+{
+	if (nconsumed < 64)
+		consumed_at[nconsumed] = job->io->base + pos;
+	nconsumed++;
+	return consume(job, buf, pos, len);
+}
+
+static int setup_twins(void **state)
+{
+	setup(state);
+	io.hooks.check = check_false;
+	io.check_scratch = 64;
+	atomic_store(&nchecks, 0);
+	dirty_lo = dirty_hi = dirty_skip_lo = dirty_skip_hi = 0;
+	nconsumed = 0;
 	return 0;
 }
 
@@ -234,6 +290,73 @@ static void test_eof(void **state)
 	assert_true(io.eof);
 	assert_int_equal(io.eof_pos, 100000);
 	assert_int_equal(guac_io_done(&io), 100000);
+}
+
+/*
+ * Twins: the engine's error paths with every block through the in-order path
+ * of a job's two threads (check_false), each test as without twins.
+ */
+static void test_twins_eio(void **state)
+{
+	test_eio_sector_retry(state);
+	assert_true(atomic_load(&nchecks) > 0);
+}
+
+static void test_twins_unaligned(void **state)
+{
+	test_eio_unaligned_run(state);
+	assert_true(atomic_load(&nchecks) > 0);
+}
+
+static void test_twins_short_reads(void **state)
+{
+	test_short_reads(state);
+	assert_true(atomic_load(&nchecks) > 0);
+}
+
+static void test_twins_eof(void **state)
+{
+	test_eof(state);
+	assert_true(atomic_load(&nchecks) > 0);
+}
+
+/*
+ * Twins with blocks that pass: consume sees exactly the blocks that do not
+ * (two dirty ones and one with a read error), in order, and every byte is
+ * done; each block is checked once.
+ */
+static void test_twins_clean(void **state)
+{
+	uint64_t i, block = 65536;
+
+	(void)state;
+	io.hooks.check = check_dirty;
+	io.hooks.consume = consume_logged;
+	io.bs = (size_t)block;
+	dirty_lo = 2 * block + 100;	/* blocks 2 and 9 do not pass */
+	dirty_hi = 9 * block + 1;
+	dirty_skip_lo = 3 * block;	/* ... and none between */
+	dirty_skip_hi = 9 * block;
+	bad_lo = 12 * block + 5 * SECTOR;	/* block 12: EIO on one sector */
+	bad_hi = bad_lo + 1;
+	run_read(1, 0, DEV_SIZE);
+	assert_int_equal(atomic_load(&nchecks), DEV_SIZE / block - 1);	/* not the EIO block */
+	assert_int_equal(nconsumed, 2 + block / SECTOR - 1);
+	assert_int_equal(consumed_at[0], 2 * block);
+	assert_int_equal(consumed_at[1], 9 * block);
+	assert_int_equal(consumed_at[2], 12 * block);
+	for (i = 3; i < 64; i++)
+		assert_true(consumed_at[i] > consumed_at[i - 1]);
+	assert_int_equal(nunreadable, 1);
+	assert_int_equal(unreadable[0][0], 12 * block + 5 * SECTOR);
+	for (i = 0; i < DEV_SIZE; i++) {
+		bool via_consume = (i / block == 2 || i / block == 9 || i / block == 12) &&
+				   !(i >= 12 * block + 5 * SECTOR && i < 12 * block + 6 * SECTOR);
+
+		assert_int_equal(seen[i], via_consume ? 1 : 0);
+	}
+	assert_int_equal(guac_io_done(&io), DEV_SIZE);
+	assert_false(io.eof);
 }
 
 /* Parts: contiguous, disjoint, sector multiples but the last. */
@@ -354,6 +477,12 @@ int main(void)
 		cmocka_unit_test_setup(test_stop, setup),
 		cmocka_unit_test_setup(test_stream_eintr_retry, setup),
 		cmocka_unit_test_setup(test_stream_stop_in_read, setup),
+		cmocka_unit_test_setup(test_twins_eio, setup_twins),
+		cmocka_unit_test_setup(test_twins_unaligned, setup_twins),
+		cmocka_unit_test_setup(test_twins_short_reads, setup_twins),
+		cmocka_unit_test_setup(test_twins_eof, setup_twins),
+		cmocka_unit_test_setup(test_stop, setup_twins),
+		cmocka_unit_test_setup(test_twins_clean, setup_twins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

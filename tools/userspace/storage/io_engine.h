@@ -15,6 +15,11 @@
  * see with one thread. Two buffers a job. GUAC_IO_PIPELINE=0 in the
  * environment turns this off (one thread a job), for comparisons.
  *
+ * A check that gives a check hook (verify) runs each job as twins instead:
+ * two threads that each read and check whole blocks of their own, at once,
+ * and end them in position order, so the hooks still see one block after
+ * another (io_engine.c). GUAC_IO_TWINS=0 keeps the reader thread instead.
+ *
  * Positions: "device offsets" are byte positions in the target; a run covers
  * [base, base + length) of it. Jobs are handed positions relative to @base.
  */
@@ -69,6 +74,18 @@ struct guac_io_hooks {
 	void (*produce)(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len);
 	size_t (*consume)(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len);
 	size_t (*unreadable)(struct guac_io_job *job, uint64_t pos, size_t len, int err);
+	/*
+	 * Optional (reads): whether the @len bytes read at @pos are ones
+	 * consume would take whole without recording anything (verify: they
+	 * match the stream). It keeps no state, so it runs on either of a
+	 * job's two threads, in parallel, with @scratch (check_scratch bytes
+	 * of the calling thread's own). With it, a job's two threads each read
+	 * and check their own blocks (see io_engine.c); a block it passes is
+	 * counted done in order without consume, any other goes to consume
+	 * (or the retries) in order as always.
+	 */
+	bool (*check)(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len,
+		      uint8_t *scratch);
 };
 
 struct guac_io {
@@ -79,6 +96,7 @@ struct guac_io {
 	size_t bs;			/* bytes per system call */
 	unsigned int jobs;
 	struct guac_io_hooks hooks;
+	size_t check_scratch;		/* bytes of scratch each thread passes to check */
 	const struct guac_io_ops *ops;	/* NULL: the real system calls */
 	const char *label;		/* "write" or "verify", for the progress line */
 	bool progress;			/* draw a progress line on standard error */

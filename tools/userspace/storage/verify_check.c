@@ -389,6 +389,36 @@ static size_t verify_consume(struct guac_io_job *job, const uint8_t *got, uint64
 	return len;
 }
 
+/*
+ * The engine's check hook: whether the @len bytes read at @pos match the
+ * stream, in the slices verify_consume() uses, generated into @scratch (a
+ * slice, the calling thread's own). No state: either of a job's two threads
+ * runs it, at once; a block that passes needs no consume (it would record
+ * nothing), any other goes to verify_consume() in order.
+ */
+static bool verify_check_clean(struct guac_io_job *job, const uint8_t *got, uint64_t pos,
+			       size_t len, uint8_t *scratch)
+{
+	const struct verify_job_ctx *ctx = job->priv;
+	const struct verify_run *run = ctx->run;
+	uint64_t dev = job->io->base + pos;
+	size_t off = 0;
+
+	while (off < len) {
+		size_t n = VERIFY_SLICE - (size_t)((dev + off) % VERIFY_SLICE);
+		struct guac_spos at = guac_spos_add(ctx->seg->stream,
+						    dev + off - ctx->seg->device_offset);
+
+		if (n > len - off)
+			n = len - off;
+		guac_spos_fill(run->impl, scratch, run->origin, at, n);
+		if (memcmp(got + off, scratch, n))
+			return false;
+		off += n;
+	}
+	return true;
+}
+
 /* Unreadable sectors, as many as --max-errors allows: returns the bytes taken. */
 static size_t verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t len, int err)
 {
@@ -529,6 +559,8 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	io.jobs = (unsigned int)run->jobs;
 	io.hooks.consume = verify_consume;
 	io.hooks.unreadable = verify_unreadable;
+	io.hooks.check = verify_check_clean;
+	io.check_scratch = VERIFY_SLICE;
 	io.label = "verify";
 	io.progress = isatty(STDERR_FILENO);
 	io.progress_before = run->progress_done + seg->resume;

@@ -162,7 +162,7 @@ JobRequeue=1
 MinJobAge=3600
 KillWait=10
 SlurmdTimeout=30
-SchedulerParameters=sched_interval=2
+SchedulerParameters=sched_interval=2,bf_interval=1
 EOF
 	for i in $(seq "$nodes"); do
 		echo "NodeName=guacn$i NodeAddr=$NET.$((10 + i)) CPUs=4 RealMemory=1024 State=UNKNOWN"

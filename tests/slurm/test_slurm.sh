@@ -1,0 +1,288 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guac on a real Slurm cluster (make check-slurm; docs/fleet.md): Debian's
+# slurmctld, two slurmd in network and UTS namespaces of their own and munge,
+# started by scripts/slurm/cluster.sh; the jobs are the shipped sbatch scripts
+# of docs/examples/slurm/, nothing else. As root. TAP output.
+#
+#   a. one target written by an array of shards, checked by a dependent
+#      array, merged and checked whole by a last job; again with --array=2-11:3
+#   b. a fleet: each node fills and checks its own disks (loop devices), one of
+#      them on a bad disk, one damaged later; the report names every state,
+#      the host of each disk and the one whose manifest is missing
+#   c. faults: a task interrupted with scancel --signal=INT requeues itself and
+#      resumes from its manifest; a task whose node is set DOWN is requeued by
+#      Slurm and resumes; a shard on a bad disk fails with exit status 2 and the
+#      report says why
+#
+# The cluster is torn down, the loop devices detached and the tmpfs unmounted
+# whatever happens (trap).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/userspace/tap.sh"
+GUAC=$(readlink -f "$GUAC")
+ex=$top/docs/examples/slurm
+w=${GUAC_SLURM_TEST_DIR:-/var/tmp/guacrng-slurm-test}
+loops=()
+mounts=()
+
+cleanup() {
+	local l m
+	"$top/scripts/slurm/cluster.sh" down >"$w.down.log" 2>&1 || { echo "# cluster.sh down failed:"; sed 's/^/#   /' "$w.down.log"; }
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
+	rm -rf "$w" "$w.down.log"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ "$(id -u)" = 0 ] || { echo "test_slurm: needs root (Slurm's daemons, namespaces, loop devices)" >&2; exit 2; }
+[ -x "$GUAC" ] || { echo "test_slurm: no guac at $GUAC (make tools)" >&2; exit 2; }
+rm -rf "$w"
+mkdir -p "$w"
+export PATH=$(dirname "$GUAC"):$PATH	# the jobs inherit it: the guac under test
+
+tap_begin
+t0=$(date +%s)
+if ! up=$("$top/scripts/slurm/cluster.sh" up 2 2>"$w/up.log"); then
+	not_ok "the cluster comes up" "$w/up.log"
+	tap_end
+	exit 1
+fi
+eval "$up"
+check "cluster.sh up prints the SLURM_CONF line ($SLURM_CONF)" "[ -f '$SLURM_CONF' ]"
+check "two nodes idle" "[ \$(sinfo -h -N -o '%N %T' | grep -c ' idle\$') -eq 2 ]"
+sd=$(dirname "$(dirname "$SLURM_CONF")")/pid
+p1=$(cat "$sd/slurmd-guacn1") p2=$(cat "$sd/slurmd-guacn2")
+ns() { readlink "/proc/$1/ns/$2"; }
+check "each slurmd has a network and a UTS namespace of its own (not the host's, not the other's)" \
+	"[ \"\$(ns $p1 net)\" != \"\$(ns $$ net)\" ] && [ \"\$(ns $p2 net)\" != \"\$(ns $$ net)\" ] &&
+	 [ \"\$(ns $p1 net)\" != \"\$(ns $p2 net)\" ] && [ \"\$(ns $p1 uts)\" != \"\$(ns $p2 uts)\" ] &&
+	 [ \"\$(ns $p1 uts)\" != \"\$(ns $$ uts)\" ]"
+check "... with its own host name and address" \
+	"[ \"\$(nsenter -t $p1 -u hostname)\" = guacn1 ] && [ \"\$(nsenter -t $p2 -u hostname)\" = guacn2 ] &&
+	 nsenter -t $p1 -n ip -4 -o addr show | grep -q ' 10\.224\.24\.11/' &&
+	 nsenter -t $p2 -n ip -4 -o addr show | grep -q ' 10\.224\.24\.12/'"
+
+# wait_jobs ID...: until none of the jobs (every array task) is pending or running (300 s).
+wait_jobs() {
+	local i
+	for i in $(seq 1500); do
+		[ -z "$(squeue -h -j "$(IFS=,; echo "$*")" -t PD,R,CG,CF,RQ,RS,S,RH,RF,SE 2>/dev/null)" ] && return 0
+		sleep 0.2
+	done
+	echo "# jobs $* still queued after 300 s:"; squeue | sed 's/^/#   /'
+	return 1
+}
+# states ID: "STATE EXIT" per task, from scontrol (MinJobAge keeps ended jobs).
+states() {
+	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\) .*ExitCode=\([0-9:]*\).*/\1 \2/p'
+}
+all_ok() {
+	local s
+	s=$(states "$1")
+	[ -n "$s" ] && [ -z "$(echo "$s" | grep -v '^COMPLETED 0:0$')" ]
+}
+# checkl DESCRIPTION CONDITION FILE...: check, and on failure show the files (job logs).
+checkl() {
+	local desc=$1 cond=$2
+	shift 2
+	if eval "$cond"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		logs "$@"
+	fi
+}
+hosts_of() { grep -h '"host"' "$@" | sort -u | sed 's/.*"host": "\(.*\)",/\1/' | tr '\n' ' '; }
+logs() { [ $# -eq 0 ] || cat "$@" 2>/dev/null | sed 's/^/#   /'; }
+
+# --- a. an array of shards, a dependent check, a merge -----------------------
+shard_run() {	# NAME ARRAY ORIGIN
+	local d=$w/a-$1 fill ver mrg
+	mkdir -p "$d"
+	fill=$(sbatch --parsable -D "$d" -c 4 --array="$2" "$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" \
+		--origin "$3" --length 96M)
+	ver=$(sbatch --parsable -D "$d" -c 2 --array="$2" --dependency=afterok:"$fill" \
+		"$ex/verify-shard.sbatch" "$d/parts")
+	mrg=$(sbatch --parsable -D "$d" --dependency=afterok:"$ver" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
+	wait_jobs "$fill" "$ver" "$mrg"
+	check "a/$1: every fill task COMPLETED 0:0 (--array=$2)" "all_ok $fill" "$d"/guac-fill-*.log
+	checkl "a/$1: every verify task of the dependent array COMPLETED 0:0" "all_ok $ver" "$d"/guac-verify-*.log
+	checkl "a/$1: the merge job COMPLETED 0:0 (merged, then the whole verified OK)" \
+		"all_ok $mrg && grep -q '^OK' '$d'/guac-merge-*.log" "$d"/guac-merge-*.log
+	check "a/$1: the parts were written on both nodes ($(hosts_of "$d"/parts/part-*.json))" \
+		"[ \"\$(hosts_of '$d'/parts/part-*.json)\" = 'guacn1 guacn2 ' ]"
+	check "a/$1: the merged manifest is complete and its check complete, no bad sector" \
+		"grep -q '\"status\": \"complete\"' '$d/lun.json' && grep -q '\"verify\": {\"status\": \"complete\", \"bad_sectors\": 0, \"unreadable_sectors\": 0' '$d/lun.json'"
+	check "a/$1: the target is byte for byte guac gen's stream (cmp)" \
+		"$GUAC gen --origin $3 --length 96M | cmp -s - '$d/lun.img'"
+}
+shard_run zero 0-3 21
+shard_run step 2-11:3 22
+d=$w/a-step
+check "a/step: task 5 of --array=2-11:3 wrote shard 1/4, task 11 shard 3/4" \
+	"grep -q '\"shard\": {\"index\": 1, \"count\": 4}' '$d/parts/part-5.json' &&
+	 grep -q '\"shard\": {\"index\": 3, \"count\": 4}' '$d/parts/part-11.json'"
+
+# --- b. a fleet: each node fills and checks its own disks --------------------
+d=$w/b
+mkdir -p "$d/disks" "$d/tiny" "$d/fleet"
+mount -t tmpfs -o size=20m guacrng-slurm-test "$d/tiny" && mounts+=("$d/tiny")
+mkloop() {	# FILE SIZE: a loop device over FILE, its name on stdout
+	truncate -s "$2" "$1"
+	losetup -f --show "$1"
+}
+n1a=$(mkloop "$d/disks/n1a" 48M); loops+=("$n1a")
+n1b=$(mkloop "$d/disks/n1b" 48M); loops+=("$n1b")
+n2a=$(mkloop "$d/disks/n2a" 48M); loops+=("$n2a")
+n2bad=$(mkloop "$d/tiny/n2bad" 48M); loops+=("$n2bad")	# only 20 MiB behind it: I/O errors
+cat >"$d/inventory" <<EOT
+# host disk
+guacn1 $n1a
+guacn1 $n1b
+guacn2 $n2a
+guacn2 $n2bad
+guacn3 /dev/disk/by-id/wwn-0x5000c500deadbeef
+EOT
+j1=$(sbatch --parsable -D "$d" --nodelist=guacn1 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 31)
+j2=$(sbatch --parsable -D "$d" --nodelist=guacn2 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 31)
+wait_jobs "$j1" "$j2"
+checkl "b: guacn1's fleet job COMPLETED 0:0 (both its disks written and OK)" "all_ok $j1" "$d"/guac-fleet-guacn1-*.log
+checkl "b: guacn2's fleet job FAILED with exit status 2 (its bad disk)" \
+	"[ \"\$(states $j2)\" = 'FAILED 2:0' ]" "$d"/guac-fleet-guacn2-*.log
+check "b: every disk got a manifest that names its host" \
+	"grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(basename "$n1a").json' &&
+	 grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(basename "$n1b").json' &&
+	 grep -q '\"host\": \"guacn2\"' '$d/fleet/guacn2-$(basename "$n2a").json' &&
+	 grep -q '\"host\": \"guacn2\"' '$d/fleet/guacn2-$(basename "$n2bad").json'"
+# Later n1b goes bad: zeroed sectors at 1 MiB, and a write misdirected from 40 MiB to 8 MiB.
+dd if=/dev/zero of="$n1b" bs=4096 seek=256 count=2 oflag=direct status=none
+"$GUAC" gen --origin 31 --offset 40M --length 8K | dd of="$n1b" bs=4096 seek=2048 oflag=direct status=none
+j3=$(sbatch --parsable -D "$d" --nodelist=guacn1 -o "$d/recheck.log" --wrap "guac verify --manifest $d/fleet/guacn1-$(basename "$n1b").json")
+wait_jobs "$j3"
+checkl "b: the recheck of the damaged disk on guacn1 FAILED 1:0 (a mismatch)" "[ \"\$(states $j3)\" = 'FAILED 1:0' ]" "$d/recheck.log"
+jr=$(sbatch --parsable -D "$d" --dependency=afterany:"$j1:$j2:$j3" "$ex/fleet-report.sbatch" "$d/inventory" "$d/fleet")
+wait_jobs "$jr"
+checkl "b: the report job FAILED 1:0: not every disk is OK" "[ \"\$(states $jr)\" = 'FAILED 1:0' ]" "$d"/guac-report-*.log
+r=$d/fleet/report.txt
+row() { grep -E "^$1 +$2 .* $3 " "$r" >/dev/null; }
+check "b: report: guacn1 $n1a OK" "row guacn1 $n1a OK"
+check "b: report: guacn1 $n1b MISMATCH, ALL_ZERO 16 and OTHER 16 (the misdirected write)" \
+	"row guacn1 $n1b MISMATCH && grep -E '^guacn1 +$n1b .*ALL_ZERO 16, OTHER 16\$' '$r' >/dev/null"
+check "b: report: guacn2 $n2a OK" "row guacn2 $n2a OK"
+check "b: report: guacn2 $n2bad FAILED, and why (the write error)" \
+	"row guacn2 $n2bad FAILED && grep -q '^guacn2 $n2bad: FAILED: the write failed: \(Input/output error\|No space left on device\);' '$r'"
+check "b: report: guacn3's disk, with no manifest, is MISSING" \
+	"grep -q '^guacn3 /dev/disk/by-id/wwn-0x5000c500deadbeef: MISSING' '$r'"
+check "b: report: the summary" "grep -qx '5 disks: 2 OK, 1 MISMATCH, 1 FAILED, 1 MISSING' '$r'"
+python3 - "$d/fleet/report.json" "$d/fleet/report.svg" >"$d/py" 2>&1 <<'PY'
+import json, sys, xml.dom.minidom
+r = json.load(open(sys.argv[1]))
+assert (r["disks_total"], r["disks_ok"], r["disks_not_ok"]) == (5, 2, 3), r
+st = sorted(d["state"] for d in r["disks"])
+assert st == ["FAILED", "MISMATCH", "MISSING", "OK", "OK"], st
+svg = xml.dom.minidom.parse(sys.argv[2])
+assert len(svg.getElementsByTagName("g")) == 5
+fills = [e.getAttribute("fill") for e in svg.getElementsByTagName("rect")]
+assert "#1f77b4" in fills and "#d62728" in fills, fills   # ALL_ZERO, OTHER
+print("report.json and report.svg agree")
+PY
+checkl "b: report.json and report.svg say the same" "grep -q agree '$d/py'" "$d/py"
+cp "$r" "$d/fleet/report.svg" "$w/" 2>/dev/null
+[ -n "${GUAC_SLURM_KEEP:-}" ] && cp "$r" "$d/fleet/report.json" "$d/fleet/report.svg" "$GUAC_SLURM_KEEP/"
+
+# --- c. faults ---------------------------------------------------------------
+# release TASK: a requeued task is eligible again only 120 s later (its
+# BeginTime; Slurm 22.05.8): once it is pending again, release it now, as an
+# administrator would.
+release() {
+	local i
+	for i in $(seq 300); do
+		scontrol -o show job "$1" | grep -q 'JobState=PENDING .*Restarts=[1-9]' && break
+		sleep 0.1
+	done
+	scontrol update JobId="$1" StartTime=now
+}
+# c1: scancel --signal=INT mid-write; the task requeues itself and resumes.
+d=$w/c1
+mkdir -p "$d"
+fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1 "$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" \
+	--origin 41 --length 1G --sync)
+for i in $(seq 300); do	# until task 0 runs and has begun its manifest, then 1 s more
+	[ "$(squeue -h -j "${fill}_0" -t R | wc -l)" -eq 1 ] && [ -s "$d/parts/part-0.json" ] && break
+	sleep 0.1
+done
+sleep 1
+scancel --signal=INT --full "${fill}_0"
+release "${fill}_0"
+wait_jobs "$fill"
+checkl "c1: the interrupted task requeued itself and then COMPLETED 0:0" \
+	"all_ok $fill && grep -q 'interrupted: requeued' '$d'/guac-fill-${fill}_0.log" "$d"/guac-fill-*.log
+check "c1: the second run resumed from the manifest's durable bytes" \
+	"grep -Eq \"^resuming '.*part-0.json' \\(interrupted\\): [1-9][0-9]* of\" '$d'/guac-fill-${fill}_0.log"
+check "c1: Slurm counts the restart" "scontrol -o show job ${fill}_0 | grep -q 'Restarts=1'"
+mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
+wait_jobs "$mrg"
+checkl "c1: the merge is complete and the whole verifies OK" "all_ok $mrg" "$d"/guac-merge-*.log
+check "c1: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 41 --length 1G | cmp -s - '$d/lun.img'"
+
+# c2: the node of a running task is set DOWN: Slurm requeues it, it resumes.
+d=$w/c2
+mkdir -p "$d"
+fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1 "$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" \
+	--origin 42 --length 1G --sync)
+for i in $(seq 300); do
+	[ "$(squeue -h -j "$fill" -t R | wc -l)" -eq 2 ] && [ -s "$d/parts/part-1.json" ] && break
+	sleep 0.1
+done
+sleep 1
+node=$(squeue -h -j "${fill}_1" -o %N)
+scontrol update nodename="$node" state=DOWN reason=guac-test
+# Slurm requeues the task; the node returns by itself (ReturnToService=2).
+release "${fill}_1"
+scontrol update nodename="$node" state=RESUME 2>/dev/null || true
+wait_jobs "$fill"
+checkl "c2: the task on the node set DOWN ($node) was requeued and COMPLETED 0:0" \
+	"all_ok $fill && scontrol -o show job ${fill}_1 | grep -q 'Restarts=[1-9]'" "$d"/guac-fill-*.log
+check "c2: ... its rerun resumed from the manifest" "grep -q \"^resuming '.*part-1.json'\" '$d'/guac-fill-${fill}_1.log"
+mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
+wait_jobs "$mrg"
+checkl "c2: the merge is complete and the whole verifies OK" "all_ok $mrg" "$d"/guac-merge-*.log
+check "c2: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 42 --length 1G | cmp -s - '$d/lun.img'"
+
+# c3: a shard on a bad disk (36 MiB behind a 48 MiB device): exit status 2, and the report says why.
+d=$w/c3
+mkdir -p "$d/tiny"
+mount -t tmpfs -o size=36m guacrng-slurm-test "$d/tiny" && mounts+=("$d/tiny")
+bad=$(mkloop "$d/tiny/bad" 48M); loops+=("$bad")
+# One task at a time (%1), in order: shard 0 (the first 24 MiB) fits, shard 1 runs out.
+fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1%1 "$ex/fill-shard.sbatch" "$bad" "$d/parts" --origin 43)
+wait_jobs "$fill"
+checkl "c3: the shard on the good half COMPLETED 0:0, the one on the bad half FAILED 2:0" \
+	"[ \"\$(states ${fill}_0)\" = 'COMPLETED 0:0' ] && [ \"\$(states ${fill}_1)\" = 'FAILED 2:0' ]" "$d"/guac-fill-*.log
+"$GUAC" report "$d/parts" >"$d/report.txt" 2>&1
+rc=$?
+checkl "c3: guac report: exit 1, the part FAILED with the error and its durable bytes" \
+	"[ $rc -eq 1 ] && grep -q ': FAILED: the write failed: \(Input/output error\|No space left on device\); [0-9]* of 25165824 bytes durable' '$d/report.txt'" "$d/report.txt"
+mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
+wait_jobs "$mrg"
+checkl "c3: the merge refuses the failed part (FAILED 1:0, no merged manifest)" \
+	"[ \"\$(states $mrg)\" = 'FAILED 1:0' ] && [ ! -e '$d/lun.json' ]" "$d"/guac-merge-*.log
+echo "# scenarios a, b, c: $(($(date +%s) - t0)) s"
+
+# Down: every daemon stopped by its PID, no namespace, interface or port left.
+pids=$(cat "$sd"/* 2>/dev/null | tr '\n' ' ')
+port=$(sed -n 's/^SlurmctldPort=//p' "$SLURM_CONF")
+t1=$(date +%s)
+"$top/scripts/slurm/cluster.sh" down >"$w/down.log" 2>&1
+checkl "cluster.sh down exits 0 ($(($(date +%s) - t1)) s)" "[ \$? -eq 0 ]" "$w/down.log"
+alive=""
+for p in $pids; do [ -d "/proc/$p" ] && alive="$alive $p"; done
+check "... no daemon left (PIDs$pids)" "[ -z '$alive' ]"
+check "... no namespace or interface of the cluster left" \
+	"! ip netns list | grep -q '^gslurm-' && ! ip link show gslurm-0 >/dev/null 2>&1"
+check "... ports $port and $((port + 1)) not bound" \
+	"! ss -Hltn 'sport = :$port' | grep -q . && ! ss -Hltn 'sport = :$((port + 1))' | grep -q ."
+tap_end

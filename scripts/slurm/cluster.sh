@@ -134,7 +134,9 @@ SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$DIR/munge/munge.socket
+# cred_expire: a requeued job starts again only once its old credential has
+# expired (120 s by default; earlier, slurmd kills it: "Job credential revoked").
+AuthInfo=socket=$DIR/munge/munge.socket,cred_expire=10
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$DIR/state

@@ -130,6 +130,13 @@ check "guacrng-tools: the rngd drop-in selects a guacrng-* hwrng and runs rngd -
 	grep -q "^ExecStart=$" "$f" && grep -qx "ExecStart=/usr/sbin/rngd -f -r /dev/hwrng -d 1 -n 1" "$f" &&
 	grep -q "^ExecStartPre=.*guacrng-\*" "$f"'
 
+check "guacrng-tools: the sbatch scripts and Kubernetes recipes make check-slurm runs are the examples shipped" \
+	'n=0; for f in "$top"/docs/examples/slurm/* "$top"/docs/examples/kubernetes/*; do
+		i=$work/tools/usr/share/doc/guacrng-tools/examples/$(basename "$(dirname "$f")")/$(basename "$f")
+		if [ -f "$i" ]; then cmp -s "$f" "$i"; elif [ -f "$i.gz" ]; then zcat "$i.gz" | cmp -s "$f" -; else false; fi ||
+			{ echo "# not shipped as tested: $i"; exit 1; }
+		n=$((n + 1)); done; [ $n -ge 8 ]'
+
 # guac(1): groff is silent, and the options it describes are the options the
 # tool and the scripts take, no more and no fewer.
 man=$work/tools/usr/share/man/man1/guac.1.gz

@@ -565,9 +565,26 @@ static void fleet_xml(FILE *out, const char *s)
 #define SVG_ROW 26
 #define SVG_TOP 34
 
+/*
+ * A row spans the target, or the fill where it reaches further (a file whose
+ * fill failed is smaller than the fill: the part never written shows).
+ */
+static uint64_t fleet_extent(const struct guac_fleet_disk *d)
+{
+	uint64_t end = d->size;
+	unsigned int k;
+
+	for (k = 0; k < d->nparts; k++)
+		if (d->part[k].device_offset + d->part[k].length > end)
+			end = d->part[k].device_offset + d->part[k].length;
+	return end;
+}
+
 static double fleet_x(const struct guac_fleet_disk *d, uint64_t byte)
 {
-	return SVG_LABEL + (d->size ? (double)byte / (double)d->size * SVG_BAR : 0);
+	uint64_t extent = fleet_extent(d);
+
+	return SVG_LABEL + (extent ? (double)byte / (double)extent * SVG_BAR : 0);
 }
 
 void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
@@ -653,10 +670,11 @@ void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
 			height - 44, legend[k][1], 22 + k * 130, height - 35, legend[k][0]);
 	fprintf(out, "<rect x=\"8\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#a1d99b\"/>"
 		"<text x=\"22\" y=\"%u\" font-size=\"10\">written and checked</text>\n"
-		"<rect x=\"138\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/>"
-		"<text x=\"152\" y=\"%u\" font-size=\"10\">written, not checked</text>\n"
-		"<rect x=\"268\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#eeeeee\"/>"
-		"<text x=\"282\" y=\"%u\" font-size=\"10\">not written</text>\n</svg>\n",
+		"<rect x=\"168\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/>"
+		"<text x=\"182\" y=\"%u\" font-size=\"10\">written, not checked</text>\n"
+		"<rect x=\"328\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#eeeeee\" "
+		"stroke=\"#999999\"/><text x=\"342\" y=\"%u\" font-size=\"10\">not written"
+		"</text>\n</svg>\n",
 		height - 24, height - 15, height - 24, height - 15, height - 24, height - 15);
 }
 

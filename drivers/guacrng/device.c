@@ -12,6 +12,10 @@
  * gets its own consecutive range and none is served twice. Readers that
  * want to run in parallel use pread() at their own offsets, or one open
  * file each: neither takes a lock.
+ *
+ * A read never waits for anything but the CPU, so the device says so
+ * (FMODE_NOWAIT): io_uring then reads inline, in submission order, instead
+ * of handing each read to a worker thread, and RWF_NOWAIT returns data.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,12 +57,15 @@ static int guac_open(struct inode *inode, struct file *file)
 	file->private_data = gf;
 	/*
 	 * Let a read that would pass OFFSET_MAX through rw_verify_area(), so
-	 * that guac_read_iter() can stop short there (end of file) instead of
+	 * that guac_read_iter() can stop short at the end of file instead of
 	 * the whole read failing with EINVAL. guac_llseek() still keeps the
-	 * position in [0, OFFSET_MAX].
+	 * position in [0, GUAC_DEV_END]. The price: rw_verify_area() answers
+	 * EOVERFLOW for a negative offset when the count is at least its size
+	 * (docs/device.md); smaller counts reach guac_read_iter(): EINVAL.
 	 */
 	guac_file_unsigned_offset(file);
-	file->f_mode |= FMODE_ATOMIC_POS;
+	/* FMODE_NOWAIT is spelt the same from 5.10 to 7.x: no compat needed. */
+	file->f_mode |= FMODE_ATOMIC_POS | FMODE_NOWAIT;
 	return 0;
 }
 
@@ -101,32 +108,46 @@ static size_t guac_read_chunk(struct iov_iter *iter, struct guac_cursor *cur,
 /*
  * Generate outside any lock, never touching user memory with the FPU held,
  * and stop early on a fault or a signal: the caller gets the bytes read so
- * far, -EFAULT only when there are none. Positions stop at OFFSET_MAX (end of
- * file); the origin ioctl reaches the blocks beyond.
+ * far, -EFAULT only when there are none. Positions stop at GUAC_DEV_END (end
+ * of file); the origin ioctl reaches the blocks beyond.
+ *
+ * IOCB_NOWAIT (io_uring's inline attempt, RWF_NOWAIT) is honoured by never
+ * waiting: the page buffer is taken without reclaim, and when none is free
+ * the read goes on in the small buffer on the stack rather than failing
+ * with -EAGAIN, which would only send io_uring to a worker thread.
  */
 static ssize_t guac_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 {
 	struct guac_file *gf = kiocb->ki_filp->private_data;
 	u8 small[GUAC_SMALL_READ], *buf = small;
+	bool nowait = kiocb->ki_flags & IOCB_NOWAIT;
 	loff_t pos = kiocb->ki_pos;
+	size_t len, chunk, total = 0;
 	struct guac_cursor cur;
-	size_t len, total = 0;
 
 	if (pos < 0)
 		return -EINVAL;
-	len = min_t(u64, iov_iter_count(iter), OFFSET_MAX - pos);
+	if (pos >= GUAC_DEV_END)
+		return 0;
+	len = min_t(u64, iov_iter_count(iter), GUAC_DEV_END - pos);
 	if (!len)
 		return 0;
+	chunk = sizeof(small);
 	if (len > sizeof(small)) {
-		buf = (u8 *)__get_free_page(GFP_KERNEL);
-		if (!buf)
+		buf = (u8 *)__get_free_page(nowait ? GFP_NOWAIT | __GFP_NOWARN :
+					    GFP_KERNEL);
+		if (buf)
+			chunk = PAGE_SIZE;
+		else if (nowait)
+			buf = small;
+		else
 			return -ENOMEM;
 	}
 
 	cur.block = READ_ONCE(gf->origin) + ((u64)pos >> GUAC_BLOCK_SHIFT);
 	cur.skip = pos & (GUAC_BLOCK_SIZE - 1);
 	for (;;) {
-		size_t want = min_t(size_t, len, PAGE_SIZE);
+		size_t want = min_t(size_t, len, chunk);
 		size_t step = guac_read_chunk(iter, &cur, buf, want);
 
 		total += step;
@@ -146,7 +167,7 @@ static ssize_t guac_read_iter(struct kiocb *kiocb, struct iov_iter *iter)
 
 /* ================================= seeking ================================= */
 
-/* SEEK_SET and SEEK_CUR within [0, OFFSET_MAX]; the stream has no end to seek to. */
+/* SEEK_SET and SEEK_CUR within [0, GUAC_DEV_END]; the stream has no end to seek to. */
 static loff_t guac_llseek(struct file *file, loff_t offset, int whence)
 {
 	loff_t pos;
@@ -165,7 +186,7 @@ static loff_t guac_llseek(struct file *file, loff_t offset, int whence)
 	/* Unsigned offsets would let vfs_setpos() take a negative position. */
 	if (pos < 0)
 		return -EINVAL;
-	return vfs_setpos(file, pos, OFFSET_MAX);
+	return vfs_setpos(file, pos, GUAC_DEV_END);
 }
 
 /* ================================== ioctl ================================== */

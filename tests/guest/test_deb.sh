@@ -110,9 +110,10 @@ for series in 6.1 6.12; do
 		'[ "$documented" = "$params" ]'
 done
 
-check "the documents the packaged files point to are there: install.md (uncompressed), README.md.gz, hwrng.md.gz" \
+check "the documents the packaged files point to are there: install.md (uncompressed), README.md.gz, hwrng.md.gz, device.md.gz" \
 	'for f in dkms/usr/share/doc/guacrng-dkms/install.md dkms/usr/share/doc/guacrng-dkms/README.md.gz \
-		dkms/usr/share/doc/guacrng-dkms/hwrng.md.gz tools/usr/share/doc/guacrng-tools/install.md; do
+		dkms/usr/share/doc/guacrng-dkms/hwrng.md.gz dkms/usr/share/doc/guacrng-dkms/device.md.gz \
+		tools/usr/share/doc/guacrng-tools/install.md; do
 		[ -f "$work/$f" ] || { echo "# missing: $f"; exit 1; }; done'
 
 guac=$work/tools/usr/bin/guac
@@ -129,7 +130,6 @@ check "guacrng-tools: the rngd drop-in selects a guacrng-* hwrng and runs rngd -
 	'f=$work/tools/usr/share/guacrng/rngd-guacrng.conf
 	grep -q "^ExecStart=$" "$f" && grep -qx "ExecStart=/usr/sbin/rngd -f -r /dev/hwrng -d 1 -n 1" "$f" &&
 	grep -q "^ExecStartPre=.*guacrng-\*" "$f"'
-
 check "guacrng-tools: the sbatch scripts and Kubernetes recipes make check-slurm runs are the examples shipped" \
 	'n=0; for f in "$top"/docs/examples/slurm/* "$top"/docs/examples/kubernetes/*; do
 		i=$work/tools/usr/share/doc/guacrng-tools/examples/$(basename "$(dirname "$f")")/$(basename "$f")

@@ -2,9 +2,9 @@
 /*
  * KUnit: /dev/guac's file operations on a private file. Byte p of an open
  * file must be byte p % 64 of block (origin + p / 64) mod 2^64 for every
- * position up to OFFSET_MAX, whatever shape the destination iov_iter has,
- * with exact short counts on faults; llseek accepts exactly [0, OFFSET_MAX]
- * through SEEK_SET and SEEK_CUR.
+ * position up to GUAC_DEV_END, whatever shape the destination iov_iter has,
+ * with exact short counts on faults; llseek accepts exactly [0, GUAC_DEV_END]
+ * through SEEK_SET and SEEK_CUR; IOCB_NOWAIT reads return data.
  */
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
@@ -110,13 +110,13 @@ static void dev_test_positions(struct kunit *test)
 {
 	static const loff_t positions[] = {
 		0, 1, 63, 64, 65, 4095, 4096, 4097, 123456789,
-		OFFSET_MAX - DEV_TEST_LEN, OFFSET_MAX - 4097, OFFSET_MAX - 64,
-		OFFSET_MAX - 1,
+		GUAC_DEV_END - DEV_TEST_LEN, GUAC_DEV_END - 4097, GUAC_DEV_END - 64,
+		GUAC_DEV_END - 1,
 	};
 	static const u64 origins[] = {
 		0, 1, 0x123456789abcdefULL, U64_MAX - 2, U64_MAX,
-		/* Lands (OFFSET_MAX >> 6) blocks later exactly on block 0. */
-		-(u64)(OFFSET_MAX >> GUAC_BLOCK_SHIFT),
+		/* Lands (GUAC_DEV_END >> 6) blocks later exactly on block 0. */
+		-(u64)(GUAC_DEV_END >> GUAC_BLOCK_SHIFT),
 	};
 	u8 *buf = kunit_kmalloc(test, DEV_TEST_LEN, GFP_KERNEL);
 	u8 *ref = kunit_kmalloc(test, DEV_TEST_LEN, GFP_KERNEL);
@@ -128,7 +128,7 @@ static void dev_test_positions(struct kunit *test)
 		dev_set_origin(test, origins[o]);
 		for (p = 0; p < ARRAY_SIZE(positions); p++) {
 			loff_t pos = positions[p];
-			size_t want = min_t(u64, DEV_TEST_LEN, OFFSET_MAX - pos);
+			size_t want = min_t(u64, DEV_TEST_LEN, GUAC_DEV_END - pos);
 			ssize_t got;
 
 			/* Many reads: stop at the first that is wrong. */
@@ -160,18 +160,28 @@ static void dev_test_origin_wrap(struct kunit *test)
 			   guac_vectors[0].len);
 }
 
-/* End of file at OFFSET_MAX; positions below 0 are invalid. */
+/*
+ * End of file at GUAC_DEV_END, and past it up to OFFSET_MAX (an explicit
+ * offset of pread, io_uring or AIO); positions below 0 are invalid.
+ */
 static void dev_test_offset_edges(struct kunit *test)
 {
+	static const loff_t past_end[] = {
+		GUAC_DEV_END, GUAC_DEV_END + 1, OFFSET_MAX - 1, OFFSET_MAX,
+	};
 	u8 buf[16];
+	unsigned int i;
 	loff_t pos;
 
-	pos = OFFSET_MAX;
-	KUNIT_EXPECT_EQ(test, dev_read_kernel(test, buf, sizeof(buf), &pos), 0);
-	KUNIT_EXPECT_EQ(test, pos, OFFSET_MAX);
-	pos = OFFSET_MAX - 3;
+	for (i = 0; i < ARRAY_SIZE(past_end); i++) {
+		pos = past_end[i];
+		KUNIT_EXPECT_EQ_MSG(test, dev_read_kernel(test, buf, sizeof(buf), &pos), 0,
+				    "read at %lld", past_end[i]);
+		KUNIT_EXPECT_EQ(test, pos, past_end[i]);
+	}
+	pos = GUAC_DEV_END - 3;
 	KUNIT_EXPECT_EQ(test, dev_read_kernel(test, buf, sizeof(buf), &pos), 3);
-	KUNIT_EXPECT_EQ(test, pos, OFFSET_MAX);
+	KUNIT_EXPECT_EQ(test, pos, GUAC_DEV_END);
 	pos = -1;
 	KUNIT_EXPECT_EQ(test, dev_read_kernel(test, buf, sizeof(buf), &pos), -EINVAL);
 	pos = 0;
@@ -202,13 +212,15 @@ static void dev_test_llseek(struct kunit *test)
 	dev_expect_seek(test, -12445, SEEK_CUR, 0);
 	dev_expect_seek(test, -1, SEEK_CUR, -EINVAL);
 	dev_expect_seek(test, -1, SEEK_SET, -EINVAL);
-	dev_expect_seek(test, OFFSET_MAX, SEEK_SET, OFFSET_MAX);
-	dev_expect_seek(test, 0, SEEK_CUR, OFFSET_MAX);
+	dev_expect_seek(test, GUAC_DEV_END, SEEK_SET, GUAC_DEV_END);
+	dev_expect_seek(test, 0, SEEK_CUR, GUAC_DEV_END);
 	dev_expect_seek(test, 1, SEEK_CUR, -EINVAL);
 	dev_expect_seek(test, OFFSET_MAX, SEEK_CUR, -EINVAL);
+	dev_expect_seek(test, GUAC_DEV_END + 1, SEEK_SET, -EINVAL);
+	dev_expect_seek(test, OFFSET_MAX, SEEK_SET, -EINVAL);
 	dev_expect_seek(test, LLONG_MIN, SEEK_SET, -EINVAL);
-	dev_expect_seek(test, -10, SEEK_CUR, OFFSET_MAX - 10);
-	dev_expect_seek(test, 10, SEEK_CUR, OFFSET_MAX);
+	dev_expect_seek(test, -10, SEEK_CUR, GUAC_DEV_END - 10);
+	dev_expect_seek(test, 10, SEEK_CUR, GUAC_DEV_END);
 	/* The stream has no end, and no data or holes to look for. */
 	dev_expect_seek(test, 0, SEEK_END, -EINVAL);
 	dev_expect_seek(test, -5, SEEK_END, -EINVAL);
@@ -223,6 +235,32 @@ static void dev_test_llseek(struct kunit *test)
 	dev_expected(ref, 0, 777777, sizeof(ref));
 	KUNIT_EXPECT_MEMEQ(test, buf, ref, sizeof(ref));
 	KUNIT_EXPECT_EQ(test, ctx->file->f_pos, 777777 + (loff_t)sizeof(buf));
+}
+
+/*
+ * The open file advertises non-blocking reads, and a read with IOCB_NOWAIT
+ * (io_uring's inline attempt, RWF_NOWAIT) returns the data, never -EAGAIN.
+ */
+static void dev_test_nowait(struct kunit *test)
+{
+	struct dev_test_ctx *ctx = test->priv;
+	u8 *buf = kunit_kmalloc(test, DEV_TEST_LEN, GFP_KERNEL);
+	u8 *ref = kunit_kmalloc(test, DEV_TEST_LEN, GFP_KERNEL);
+	struct kvec kv = { .iov_base = buf, .iov_len = DEV_TEST_LEN };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_EXPECT_TRUE(test, ctx->file->f_mode & FMODE_NOWAIT);
+	init_sync_kiocb(&kiocb, ctx->file);
+	kiocb.ki_flags |= IOCB_NOWAIT;
+	kiocb.ki_pos = 4093;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, DEV_TEST_LEN);
+	KUNIT_ASSERT_EQ(test, guac_fops.read_iter(&kiocb, &iter), (ssize_t)DEV_TEST_LEN);
+	KUNIT_EXPECT_EQ(test, kiocb.ki_pos, 4093 + (loff_t)DEV_TEST_LEN);
+	dev_expected(ref, 0, 4093, DEV_TEST_LEN);
+	KUNIT_EXPECT_MEMEQ(test, buf, ref, DEV_TEST_LEN);
 }
 
 /* Kernel segments of awkward sizes, empty ones included. */
@@ -413,6 +451,7 @@ static struct kunit_case dev_test_cases[] = {
 	KUNIT_CASE(dev_test_origin_wrap),
 	KUNIT_CASE(dev_test_offset_edges),
 	KUNIT_CASE(dev_test_llseek),
+	KUNIT_CASE(dev_test_nowait),
 	KUNIT_CASE(dev_test_kvec_shapes),
 	KUNIT_CASE(dev_test_bvec_shapes),
 	KUNIT_CASE(dev_test_iovec_shapes),

@@ -4,8 +4,8 @@
  *
  * /dev/guac serves the guacamole stream: byte p of an open file is byte
  * (p mod 64) of block (origin + p / 64) mod 2^64, where origin is a per-open
- * block index (0 after open). File positions stop at 2^63 - 1, so the origin
- * is what makes every one of the 2^64 blocks reachable:
+ * block index (0 after open). The file ends at GUAC_DEV_END, so the origin is
+ * what makes every one of the 2^64 blocks reachable:
  *
  *	__u64 origin = 0xffffffffffffffffULL;
  *	ioctl(fd, GUAC_IOC_SET_ORIGIN, &origin);
@@ -21,6 +21,16 @@
 #include <linux/types.h>
 
 #define GUAC_UAPI_VERSION 1
+
+/*
+ * The end of file, 2^63 - 64: an open file holds the 2^57 - 1 whole blocks
+ * from its origin, and lseek() takes positions in [0, GUAC_DEV_END]. Every
+ * read path (read, pread, preadv2, io_uring, AIO, splice, sendfile) returns 0
+ * there. The end is not 2^63 - 1, the largest file position, because
+ * sendfile() refuses to start at that position itself (EOVERFLOW) before the
+ * device is asked; one block lower, it sees the end as every other path does.
+ */
+#define GUAC_DEV_END 0x7fffffffffffffc0LL
 
 /* guac_info.impl: the implementation serving reads. */
 #define GUAC_IMPL_ID_GENERIC 0

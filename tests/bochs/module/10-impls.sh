@@ -3,9 +3,9 @@
 # and by GUAC_IOC_GET_INFO, and serving the bytes `guac gen --impl generic`
 # gives, at odd offsets and lengths that are not multiples of 64: 1 MiB less
 # 3 bytes at 1000 MiB + 13, reads of 4097 bytes past 2^50, and the last 807
-# bytes before 2^63-1.
+# bytes before the end (2^63-64).
 
-pos_max=9223372036854775807
+pos_max=9223372036854775744
 at=$(((1000 << 20) + 13))
 len=$(((1 << 20) - 3))
 
@@ -24,7 +24,7 @@ for impl in generic sse2 avx2 avx512; do
 	check_bytes "impl=$impl: dd bs=4097 iflag=skip_bytes skip=2^50+4093 count=3" $((3 * 4097)) \
 		"dd if=/dev/guac bs=4097 iflag=skip_bytes skip=$(((1 << 50) + 4093)) count=3 status=none" \
 		"guac gen --impl generic --offset $(((1 << 50) + 4093)) --length $((3 * 4097))"
-	check_bytes "impl=$impl: dd iflag=skip_bytes skip=2^63-808 reads 807 bytes to end of file" 807 \
+	check_bytes "impl=$impl: dd iflag=skip_bytes skip=end-807 reads 807 bytes to end of file" 807 \
 		"dd if=/dev/guac iflag=skip_bytes skip=$((pos_max - 807)) bs=4096 count=2 status=none" \
 		"guac gen --impl generic --offset $((pos_max - 807)) --length 807"
 	check "rmmod after impl=$impl" guac_unload

@@ -3,8 +3,8 @@
 
 check "pread at small, odd and huge offsets" guac-vmtest pread
 check "preadv with odd and empty iovecs" guac-vmtest preadv
-check "SEEK_CUR chains up to 2^63-1" guac-vmtest seek-cur
-check "short read before 2^63-1, end of file at it" guac-vmtest eof
+check "SEEK_CUR chains up to the end (2^63-64)" guac-vmtest seek-cur
+check "short read before the end (2^63-64), end of file at it" guac-vmtest eof
 check "splice into a pipe, with and without an offset" guac-vmtest splice
 check "origin ioctl: per open, 2^64 wrap, position kept" guac-vmtest origin
 check "read into a buffer with an unmapped tail page: exact count" guac-vmtest tail-fault

@@ -36,8 +36,10 @@ int vt_cmd_bad_seek(int argc, char **argv)
 		{ "SEEK_SET -1", 100, -1, SEEK_SET },
 		{ "SEEK_SET INT64_MIN", 100, INT64_MIN, SEEK_SET },
 		{ "SEEK_CUR below 0", 100, -101, SEEK_CUR },
-		{ "SEEK_CUR past 2^63-1", GUAC_POS_MAX, 1, SEEK_CUR },
-		{ "SEEK_CUR far past 2^63-1", GUAC_POS_MAX - 5, INT64_MAX, SEEK_CUR },
+		{ "SEEK_CUR past the end", GUAC_POS_MAX, 1, SEEK_CUR },
+		{ "SEEK_CUR far past the end", GUAC_POS_MAX - 5, INT64_MAX, SEEK_CUR },
+		{ "SEEK_SET past the end", 100, GUAC_POS_MAX + 1, SEEK_SET },
+		{ "SEEK_SET 2^63-1", 100, INT64_MAX, SEEK_SET },
 		{ "whence 42", 100, 0, 42 },
 	};
 	int fd = vt_open(O_RDONLY);
@@ -65,9 +67,9 @@ int vt_cmd_bad_seek(int argc, char **argv)
 	}
 	/* The edges themselves are fine. */
 	if (lseek(fd, GUAC_POS_MAX, SEEK_SET) != GUAC_POS_MAX)
-		vt_fail("SEEK_SET 2^63-1 failed: %s", strerror(errno));
+		vt_fail("SEEK_SET to the end (2^63-64) failed: %s", strerror(errno));
 	if (lseek(fd, -GUAC_POS_MAX, SEEK_CUR) != 0)
-		vt_fail("SEEK_CUR from 2^63-1 back to 0 failed: %s", strerror(errno));
+		vt_fail("SEEK_CUR from the end back to 0 failed: %s", strerror(errno));
 	close(fd);
 	return 0;
 }

@@ -59,8 +59,8 @@ static const struct {
 } vt_cmds[] = {
 	{ "pread", vt_cmd_pread, "pread at small, odd and huge offsets" },
 	{ "preadv", vt_cmd_preadv, "preadv with odd-sized iovecs, including empty ones" },
-	{ "seek-cur", vt_cmd_seek_cur, "chains of SEEK_CUR moves and reads up to 2^63-1" },
-	{ "eof", vt_cmd_eof, "short read before 2^63-1, end of file at it" },
+	{ "seek-cur", vt_cmd_seek_cur, "chains of SEEK_CUR moves and reads up to the end (2^63-64)" },
+	{ "eof", vt_cmd_eof, "short read before the end (2^63-64), end of file at it" },
 	{ "splice", vt_cmd_splice, "splice(2) from the device into a pipe" },
 	{ "bad-seek", vt_cmd_bad_seek, "SEEK_END/DATA/HOLE, negative and overflowing seeks: EINVAL, position kept" },
 	{ "write", vt_cmd_write, "write/pwrite/writev on a read-only open: EBADF, nothing changes" },
@@ -76,6 +76,9 @@ static const struct {
 	{ "shared-fd", vt_cmd_shared_fd, "[N] N threads read() one open file: each range once" },
 	{ "open-write", vt_cmd_open_write, "opens for writing: EPERM at open" },
 	{ "load-unseen", vt_cmd_load_unseen, "CMD...: CMD (a load) fails, /dev/guac never announced" },
+	{ "uring-order", vt_cmd_uring_order, "[BATCHES [DEPTH]] io_uring reads at offset -1: in order, none twice" },
+	{ "nowait", vt_cmd_nowait, "preadv2, AIO and io_uring with RWF_NOWAIT return the stream" },
+	{ "edges", vt_cmd_edges, "every read path at the end of file and at negative offsets" },
 	{ "usercopy-fault", vt_cmd_usercopy_fault, "fail_usercopy mid-read: exact short count, then on (debug kernel)" },
 	{ "stress", vt_cmd_stress, "[N [SECONDS]] N readers (16) seeking and reading at random (20 s)" },
 };

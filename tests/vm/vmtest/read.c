@@ -113,11 +113,11 @@ static void vt_read_at(int fd, int64_t expect_pos, size_t len)
 
 int vt_cmd_seek_cur(int argc, char **argv)
 {
-	/* Forward, backward and zero moves, then giant strides towards 2^63-1. */
+	/* Forward, backward and zero moves, then giant strides towards the end. */
 	static const int64_t moves[] = {
 		0, 1, 62, -3, 4096, -4000, 1 << 20, -(1 << 19), 99991,
 		1LL << 40, 1LL << 61, 1LL << 61, 1LL << 61,
-		(1LL << 61) - (1LL << 40) - (1 << 21),	/* ends ~1.5 MB short of 2^63-1 */
+		(1LL << 61) - (1LL << 40) - (1 << 21),	/* ends ~1.5 MB short of the end */
 	};
 	int fd = vt_open(O_RDONLY);
 	int64_t pos = 0;
@@ -147,18 +147,18 @@ int vt_cmd_eof(int argc, char **argv)
 	ssize_t n;
 
 	(void)argc, (void)argv;
-	/* A read that would pass 2^63-1 stops there ... */
+	/* A read that would pass the end (2^63-64) stops there ... */
 	n = pread(fd, buf, sizeof(buf), GUAC_POS_MAX - 10);
 	if (n != 10)
-		vt_fail("pread(1000) 10 bytes before 2^63-1 returned %zd, expected 10", n);
+		vt_fail("pread(1000) 10 bytes before the end returned %zd, expected 10", n);
 	else
 		vt_check_bytes("last 10 bytes", 0, GUAC_POS_MAX - 10, buf, 10);
 	/* ... and reads from there on are at end of file. */
 	if (lseek(fd, GUAC_POS_MAX, SEEK_SET) != GUAC_POS_MAX)
-		vt_fail("lseek to 2^63-1 failed: %s", strerror(errno));
+		vt_fail("lseek to the end failed: %s", strerror(errno));
 	n = read(fd, buf, sizeof(buf));
 	if (n != 0)
-		vt_fail("read at 2^63-1 returned %zd, expected 0 (end of file)", n);
+		vt_fail("read at the end returned %zd, expected 0 (end of file)", n);
 	if (vt_pos(fd) != GUAC_POS_MAX)
 		vt_fail("read at end of file moved the position");
 	close(fd);

@@ -120,7 +120,7 @@ static void *vt_stress_run(void *arg)
 			break;
 		case 2:
 			delta = (int64_t)(vt_rand(s) % (2u << 20)) - (1 << 20);
-			/* Out of [0, 2^63-1]: EINVAL, position kept. */
+			/* Out of [0, GUAC_DEV_END]: EINVAL, position kept. */
 			if ((delta < 0 && pos + delta < 0) ||
 			    (delta > 0 && pos > GUAC_POS_MAX - delta)) {
 				ok = lseek(fd, delta, SEEK_CUR) == -1 && errno == EINVAL &&

@@ -11,11 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <uapi/linux/guacrng.h>
 #include "util.h"	/* tools/userspace/lib: guac_parse_u64, guac_alloc, guac_now */
 
 #define GUAC_DEV "/dev/guac"
-/* The largest file position: the device's end of file. */
-#define GUAC_POS_MAX INT64_MAX
+/* The largest position lseek() takes: the device's end of file, 2^63-64. */
+#define GUAC_POS_MAX ((int64_t)GUAC_DEV_END)
 
 /* Report a failed expectation (counted; the subcommand then fails). */
 void vt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -65,6 +66,9 @@ int vt_cmd_mmap_shared(int argc, char **argv);
 int vt_cmd_shared_fd(int argc, char **argv);
 int vt_cmd_open_write(int argc, char **argv);
 int vt_cmd_load_unseen(int argc, char **argv);
+int vt_cmd_uring_order(int argc, char **argv);
+int vt_cmd_nowait(int argc, char **argv);
+int vt_cmd_edges(int argc, char **argv);
 /* Debug kernel only (scripts/kernel/run-debug.sh). */
 int vt_cmd_usercopy_fault(int argc, char **argv);
 int vt_cmd_stress(int argc, char **argv);

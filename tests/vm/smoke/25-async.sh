@@ -1,0 +1,1 @@
+../scenarios/25-async.sh

@@ -14,23 +14,30 @@ tap_begin
 f=$tmp/lun
 pids=""
 for k in 0 1 2 3; do
-	"$GUAC" write --sync --length 256M --shard $k/4 --origin 51 -m "$tmp/p$k.json" "$f" \
+	"$GUAC" write --sync --length 1G --shard $k/4 --origin 51 -m "$tmp/p$k.json" "$f" \
 		>"$tmp/o$k" 2>&1 &
 	pids="$pids $!"
+	[ $k -eq 2 ] && pid2=$!
 done
-# While they run: the same shard again is refused, and writes nothing.
-sleep 0.2
-"$GUAC" write --length 256M --shard 2/4 --origin 52 -m "$tmp/again.json" "$f" >"$tmp/again" 2>&1
+# While shard 2's writer holds its lock (its manifest says running: it is
+# written after the lock is taken), the same shard again is refused.
+n=0
+while [ $n -lt 1000 ] && ! grep -qs '"status": "running"' "$tmp/p2.json"; do
+	sleep 0.01
+	n=$((n + 1))
+done
+"$GUAC" write --length 1G --shard 2/4 --origin 52 -m "$tmp/again.json" "$f" >"$tmp/again" 2>&1
 rc=$?
+check "shard 2's writer still ran during the second attempt (the test is sound)" "kill -0 $pid2 2>/dev/null"
 fails=0
 for p in $pids; do wait "$p" || fails=$((fails + 1)); done
 check "four shards of one file written at once all succeed" "[ $fails -eq 0 ]"
 check "... a second write of shard 2 meanwhile was refused (exit 2, nothing written)" \
-	"[ $rc -eq 2 ] && grep -q 'being written by another guac write (it holds the lock of bytes 134217728-201326591' '$tmp/again' && [ ! -e '$tmp/again.json' ]" ||
+	"[ $rc -eq 2 ] && grep -q 'being written by another guac write (it holds the lock of bytes 536870912-805306367' '$tmp/again' && [ ! -e '$tmp/again.json' ]" ||
 	sed 's/^/# /' "$tmp/again"
 "$GUAC" manifest merge "$tmp/w.json" "$tmp"/p[0-3].json >"$tmp/m" 2>&1
 check "the parts merge" "[ \$? -eq 0 ]"
 "$GUAC" verify -m "$tmp/w.json" >"$tmp/v" 2>&1
 check "the whole verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/v'"
-check "... and is guac gen's stream byte for byte" "'$GUAC' gen --origin 51 --length 256M | cmp -s - '$f'"
+check "... and is guac gen's stream byte for byte" "'$GUAC' gen --origin 51 --length 1G | cmp -s - '$f'"
 tap_end

@@ -119,6 +119,16 @@ done
 check "two shards of one target are two OK rows (exit 0)" \
 	"[ \$? -eq 0 ] && grep -q 's \[0/2\]' '$tmp/out' && grep -q 's \[1/2\]' '$tmp/out' && grep -qx '2 disks: 2 OK' '$tmp/out'"
 
+"$GUAC" report "$tmp/s0.json" >"$tmp/out" 2>&1
+check "a shard whose sibling's manifest is not given: the missing shard is a MISSING row (exit 1)" \
+	"[ \$? -eq 1 ] && grep -q '^- $tmp/s: MISSING: shard 1/2 of this fill (origin 8,' '$tmp/out' &&
+	 grep -qx '2 disks: 1 OK, 1 MISSING' '$tmp/out'"
+"$GUAC" write --origin 9 -n 4M --shard 1/2 -m "$tmp/t1.json" "$tmp/s" >/dev/null 2>&1
+"$GUAC" verify -m "$tmp/t1.json" >/dev/null 2>&1
+"$GUAC" report "$tmp/s0.json" "$tmp/t1.json" >"$tmp/out" 2>&1
+check "... and a shard of another fill (origin 9) does not stand in for it" \
+	"[ \$? -eq 1 ] && grep -qx '4 disks: 2 OK, 2 MISSING' '$tmp/out'"
+
 # Expected disks: a missing manifest is named; a directory is read whole.
 cat >"$tmp/expect" <<EOT
 # host target

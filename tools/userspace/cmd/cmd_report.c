@@ -90,7 +90,10 @@ int guac_cmd_report(int argc, char **argv)
 		guac_fleet_free(&fleet);
 		return ret;
 	}
-	notok = guac_fleet_judge(&fleet);
+	if (!guac_fleet_judge(&fleet, &notok)) {
+		guac_fleet_free(&fleet);
+		return GUAC_EXIT_ERROR;
+	}
 	if (json)
 		guac_fleet_json(stdout, &fleet);
 	else

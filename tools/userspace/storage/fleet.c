@@ -77,6 +77,9 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	d->shard_count = m.shard_count;
 	d->size = m.target_size;
 	d->device_offset = m.device_offset;
+	d->fill_length = m.length;
+	d->origin = m.origin;
+	d->stream_offset = m.stream_offset;
 	d->sector_size = m.sector_size;
 	d->is_file = !strcmp(m.target_type, "file");
 	d->length = guac_manifest_ranges_length(&m);
@@ -318,10 +321,81 @@ static bool fleet_same_disk(const struct guac_fleet_disk *a, const struct guac_f
 			!strcmp(a->target, b->target));
 }
 
-unsigned int guac_fleet_judge(struct guac_fleet *f)
+/* Rows @a and @b are shards of one sharded fill of one target. */
+static bool fleet_same_fill(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
+
+	return a->shard_count == b->shard_count && a->is_file == b->is_file &&
+	       a->device_offset == b->device_offset && a->fill_length == b->fill_length &&
+	       a->origin == b->origin && a->stream_offset == b->stream_offset &&
+	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
+			!strcmp(a->target, b->target));
+}
+
+static bool fleet_is_part(const struct guac_fleet_disk *d)
+{
+	return d->shard_count > 1 && strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
+}
+
+/*
+ * A sharded fill some of whose parts are given: each shard no manifest
+ * describes is a MISSING row (a part lost, or a task that never ran), as a
+ * disk of an expected list is. The shards may come from several hosts.
+ */
+static bool fleet_missing_shards(struct guac_fleet *f)
+{
+	unsigned int i, j, k, n = f->n;
+	unsigned char *seen;
+
+	for (i = 0; i < n; i++) {
+		bool first = fleet_is_part(&f->disk[i]);
+
+		for (j = 0; j < i && first; j++)
+			first = !(fleet_is_part(&f->disk[j]) && fleet_same_fill(&f->disk[j], &f->disk[i]));
+		if (!first)
+			continue;	/* not a part, or its fill was counted at its first row */
+		seen = calloc(f->disk[i].shard_count, 1);
+		if (!seen) {
+			guac_err("out of memory");
+			return false;
+		}
+		for (j = i; j < n; j++)
+			if (fleet_is_part(&f->disk[j]) && fleet_same_fill(&f->disk[j], &f->disk[i]))
+				seen[f->disk[j].shard_index] = 1;
+		for (k = 0; k < f->disk[i].shard_count; k++) {
+			struct guac_fleet_disk *m, *s;
+
+			if (seen[k])
+				continue;
+			m = fleet_new(f);
+			if (!m) {
+				free(seen);
+				return false;
+			}
+			s = &f->disk[i];	/* fleet_new may have moved the rows */
+			snprintf(m->target, sizeof(m->target), "%s", s->target);
+			snprintf(m->serial, sizeof(m->serial), "%s", s->serial);
+			snprintf(m->wwid, sizeof(m->wwid), "%s", s->wwid);
+			m->shard_index = k;
+			m->shard_count = s->shard_count;
+			m->state = "MISSING";
+			snprintf(m->reason, sizeof(m->reason), "shard %u/%u of this fill (origin %"
+				 PRIu64 ", %" PRIu64 " bytes at device byte %" PRIu64 "): no manifest "
+				 "given describes it, though '%.600s' is of the same fill", k,
+				 s->shard_count, s->origin, s->fill_length, s->device_offset, s->source);
+		}
+		free(seen);
+	}
+	return true;
+}
+
+bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 {
 	unsigned int i, j, bad = 0;
 
+	if (!fleet_missing_shards(f))
+		return false;
 	if (f->n)	/* no disk, no array: qsort(NULL, 0, ...) is undefined */
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
 	/*
@@ -350,7 +424,8 @@ unsigned int guac_fleet_judge(struct guac_fleet *f)
 	}
 	for (i = 0; i < f->n; i++)
 		bad += strcmp(f->disk[i].state, "OK") != 0;
-	return bad;
+	*notok = bad;
+	return true;
 }
 
 /* Every state, best first: the summary's order. */

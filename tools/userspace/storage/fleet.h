@@ -36,6 +36,7 @@ struct guac_fleet_disk {
 	unsigned int nparts;
 	struct guac_fleet_part *part;
 	uint64_t device_offset;		/* the fill's place, for duplicates */
+	uint64_t fill_length, origin, stream_offset;	/* the fill, for its shards */
 	unsigned int sector_size;
 	bool is_file;			/* a regular file: named by its path alone */
 	const char *state;		/* OK, MISMATCH, FAILED, ... (guac_fleet_judge) */
@@ -64,8 +65,12 @@ bool guac_fleet_add(struct guac_fleet *f, const char *path);
  */
 bool guac_fleet_expect(struct guac_fleet *f, const char *list);
 
-/* Sort the rows and give each its state and reason; returns how many are not OK. */
-unsigned int guac_fleet_judge(struct guac_fleet *f);
+/*
+ * Sort the rows and give each its state and reason: duplicates, and the
+ * shards missing from a sharded fill some of whose parts are given (MISSING
+ * rows); returns how many are not OK. False only when out of memory.
+ */
+bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok);
 
 void guac_fleet_table(FILE *out, const struct guac_fleet *f);
 void guac_fleet_json(FILE *out, const struct guac_fleet *f);

@@ -79,6 +79,7 @@ static const struct {
 	{ "uring-order", vt_cmd_uring_order, "[BATCHES [DEPTH]] io_uring reads at offset -1: in order, none twice" },
 	{ "nowait", vt_cmd_nowait, "preadv2, AIO and io_uring with RWF_NOWAIT return the stream" },
 	{ "edges", vt_cmd_edges, "every read path at the end of file and at negative offsets" },
+	{ "sysfuzz", vt_cmd_sysfuzz, "SEED SECONDS [THREADS] random system calls on /dev/guac, all checked" },
 	{ "usercopy-fault", vt_cmd_usercopy_fault, "fail_usercopy mid-read: exact short count, then on (debug kernel)" },
 	{ "stress", vt_cmd_stress, "[N [SECONDS]] N readers (16) seeking and reading at random (20 s)" },
 };

@@ -23,7 +23,15 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/userspace/tap.sh"
 GUAC=$(readlink -f "$GUAC")
 ex=$top/docs/examples/slurm
-w=${GUAC_SLURM_TEST_DIR:-/var/tmp/guacrng-slurm-test}
+w=${GUAC_SLURM_TEST_DIR:-$(mktemp -d /var/tmp/guacrng-slurm-test.XXXXXX)}
+# A cluster of this run's own (directory, namespaces, addresses; cluster.sh
+# takes the first free ports), so that two runs on one machine do not meet.
+export GUAC_SLURM_DIR=$w/cluster GUAC_SLURM_NS=${GUAC_SLURM_NS:-gs$$}
+if [ -z "${GUAC_SLURM_NET:-}" ]; then
+	x=$((24 + $$ % 200))
+	while ip -4 route show | grep -q "^10\.224\.$x\."; do x=$((x % 250 + 1)); done
+	export GUAC_SLURM_NET=10.224.$x
+fi
 loops=()
 mounts=()
 
@@ -62,8 +70,8 @@ check "each slurmd has a network and a UTS namespace of its own (not the host's,
 	 [ \"\$(ns $p1 uts)\" != \"\$(ns $$ uts)\" ]"
 check "... with its own host name and address" \
 	"[ \"\$(nsenter -t $p1 -u hostname)\" = guacn1 ] && [ \"\$(nsenter -t $p2 -u hostname)\" = guacn2 ] &&
-	 nsenter -t $p1 -n ip -4 -o addr show | grep -q ' 10\.224\.24\.11/' &&
-	 nsenter -t $p2 -n ip -4 -o addr show | grep -q ' 10\.224\.24\.12/'"
+	 nsenter -t $p1 -n ip -4 -o addr show | grep -qF ' $GUAC_SLURM_NET.11/' &&
+	 nsenter -t $p2 -n ip -4 -o addr show | grep -qF ' $GUAC_SLURM_NET.12/'"
 
 # wait_jobs ID...: until none of the jobs (every array task) is pending or running (300 s).
 wait_jobs() {
@@ -270,7 +278,7 @@ alive=""
 for p in $pids; do [ -d "/proc/$p" ] && alive="$alive $p"; done
 check "... no daemon left (PIDs$pids)" "[ -z '$alive' ]"
 check "... no namespace or interface of the cluster left" \
-	"! ip netns list | grep -q '^gslurm-' && ! ip link show gslurm-0 >/dev/null 2>&1"
+	"! ip netns list | grep -q '^$GUAC_SLURM_NS-' && ! ip link show $GUAC_SLURM_NS-0 >/dev/null 2>&1"
 check "... ports $port and $((port + 1)) not bound" \
 	"! ss -Hltn 'sport = :$port' | grep -q . && ! ss -Hltn 'sport = :$((port + 1))' | grep -q ."
 tap_end

@@ -1,0 +1,1 @@
+../scenarios/26-sysfuzz.sh

@@ -64,6 +64,12 @@ check "two nodes idle" "[ \$(sinfo -h -N -o '%N %T' | grep -c ' idle\$') -eq 2 ]
 sd=$(dirname "$(dirname "$SLURM_CONF")")/pid
 p1=$(cat "$sd/slurmd-guacn1") p2=$(cat "$sd/slurmd-guacn2")
 ns() { readlink "/proc/$1/ns/$2"; }
+"$top/scripts/slurm/cluster.sh" up >"$w/up2.log" 2>&1
+rc=$?
+check "a second cluster.sh up is refused (the cluster is up) and leaves it running" \
+	"[ $rc -ne 0 ] && grep -q 'a cluster is up' '$w/up2.log' && [ \$(sinfo -h -N -o '%N %T' | grep -c ' idle\$') -eq 2 ]"
+"$top/scripts/slurm/cluster.sh" up 9 >"$w/up9.log" 2>&1
+check "cluster.sh up 9: refused, naming the limit" "[ \$? -ne 0 ] && grep -q 'NODES must be 1 to 8' '$w/up9.log'"
 check "each slurmd has a network and a UTS namespace of its own (not the host's, not the other's)" \
 	"[ \"\$(ns $p1 net)\" != \"\$(ns $$ net)\" ] && [ \"\$(ns $p2 net)\" != \"\$(ns $$ net)\" ] &&
 	 [ \"\$(ns $p1 net)\" != \"\$(ns $p2 net)\" ] && [ \"\$(ns $p1 uts)\" != \"\$(ns $p2 uts)\" ] &&

@@ -197,6 +197,19 @@ PY
 check "the JSON and the SVG agree with the table (states, classes, places)" \
 	"grep -q 'json and svg agree' '$tmp/py'" 
 [ -s "$tmp/py" ] && grep -v 'json and svg agree' "$tmp/py" | sed 's/^/# /'
+# Names that mean something in XML and JSON stay names.
+odd=$tmp/'o<d>&"d'
+"$GUAC" write --origin 7 -n 1M -m "$tmp/odd.json" "$odd" >/dev/null 2>&1
+"$GUAC" report --json --svg "$tmp/odd.svg" "$tmp/odd.json" >"$tmp/odd.out" 2>&1
+python3 - "$tmp/odd.out" "$tmp/odd.svg" "$odd" >"$tmp/py2" 2>&1 <<'PY'
+import json, sys, xml.dom.minidom
+r = json.load(open(sys.argv[1]))
+assert r["disks"][0]["target"] == sys.argv[3], r
+svg = xml.dom.minidom.parse(sys.argv[2])
+assert any(sys.argv[3][-20:] in (t.firstChild.data if t.firstChild else "") for t in svg.getElementsByTagName("text"))
+print("escaped")
+PY
+check "a target named with < > & \" : the JSON and the SVG parse and keep the name" "grep -qx escaped '$tmp/py2'"
 "$GUAC" report --svg /nonexistent-dir/x.svg "$d/a.json" >"$tmp/out" 2>&1
 check "a picture that cannot be written: exit 2" "[ \$? -eq 2 ] && grep -q 'cannot write the picture' '$tmp/out'"
 "$GUAC" report --help | grep -q -- '--expect FILE'

@@ -123,6 +123,16 @@ echo "3f4a7b2c I------     1 perm 1f010000     0     0 asymmetri DKMS module sig
 doctor samecn
 expect "a trusted key with the same name but another key id does not count" 1 "not enrolled" "$fix"
 
+# ... nor a longer key id that starts with it; a CN with ": " in it is no obstacle.
+system longer 1 integrity dkms no
+echo "3f4a7b2c I------     1 perm 1f010000     0     0 asymmetri DKMS module signing key: $(keyid dkms)00: X509.rsa 00112233 []" >>"$tmp/longer/proc/keys"
+doctor longer
+expect "a key id that only starts with the DKMS key's does not count" 1 "not enrolled"
+system colon 1 integrity dkms no
+echo "3f4a7b2c I------     1 perm 1f010000     0     0 asymmetri Org: DKMS module signing key: $(keyid dkms): X509.rsa 00112233 []" >>"$tmp/colon/proc/keys"
+doctor colon
+expect "the key id after a CN that has ': ' in it counts" 0 "kernel trusts: the DKMS key"
+
 # ... nor its id in a key of another type.
 system othertype 1 integrity dkms no
 echo "4f4a7b2c I------     1 perm 1f010000     0     0 user      note: $(keyid dkms)" >>"$tmp/othertype/proc/keys"

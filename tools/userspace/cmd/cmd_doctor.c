@@ -373,9 +373,15 @@ static void doc_trusted(struct doc *d)
 		desc = strstr(line, " asymmetri ");	/* the type, cut to 9 characters */
 		if (!desc)
 			continue;
-		desc = strstr(desc, ": ");
-		if (desc && !strncasecmp(desc + 2, d->cert.keyid, strlen(d->cert.keyid)))
-			d->trusted = 1;
+		/* "CN: keyid": the CN may hold ": " too; the key id ends at ':', ' ' or the end */
+		while ((desc = strstr(desc + 1, ": "))) {
+			size_t n = strlen(d->cert.keyid);
+			char end = desc[2 + n];
+
+			if (!strncasecmp(desc + 2, d->cert.keyid, n) &&
+			    (end == ':' || end == ' ' || end == '\n' || !end))
+				d->trusted = 1;
+		}
 	}
 	fclose(f);
 }

@@ -38,6 +38,9 @@ says "$tmp/dkms/mok.pub"; ok $(( $? + status )) "Secure Boot on, key not in /pro
 echo "2f4a7b2c I------     1 perm 1f010000     0     0 asymmetri DKMS module signing key: $kid: X509.rsa 0 []" >"$tmp/keys"
 run; status=$?
 ! grep -q 'Secure Boot' "$tmp/out"; ok $(( $? + status )) "the key id in /proc/keys (enrolled): no message"
+echo "2f4a7b2c I------     1 perm 1f010000     0     0 asymmetri other: ${kid}00: X509.rsa 0 []" >"$tmp/keys"
+run
+says "$tmp/dkms/mok.pub"; ok $? "a longer key id that starts with it does not count"
 echo "2f4a7b2c I------     1 perm 1f010000     0     0 user      x: $kid" >"$tmp/keys"
 run
 says "$tmp/dkms/mok.pub"; ok $? "its key id in a key that is not asymmetric does not count"

@@ -77,6 +77,18 @@ check() {
 	tap_comment <"$GUAC_TAP/out"
 }
 
+# hwrng_reader FILE: read 64 bytes of /dev/hwrng at a time until FILE exists;
+# print how many reads returned data (the stress scenarios run it alongside).
+hwrng_reader() {
+	local ok=0
+
+	while [ ! -e "$1" ]; do
+		[ "$(dd if=/dev/hwrng bs=64 count=1 status=none 2>/dev/null | wc -c)" = 64 ] &&
+			ok=$((ok + 1))
+	done
+	echo "$ok"
+}
+
 # fails COMMAND [ARGS...]: succeeds when COMMAND fails, for `check ... fails cmd`.
 fails() {
 	! "$@"

@@ -11,17 +11,6 @@ guac_loaded || check "insmod for the stress" guac_load
 check "guacrng's hwrng is the current one" \
 	sh -c "cat $RNG_CURRENT && ! grep -qx none $RNG_CURRENT"
 
-# Read /dev/hwrng until $1 exists; print how many reads returned data.
-hwrng_reader() {
-	local ok=0
-
-	while [ ! -e "$1" ]; do
-		[ "$(dd if=/dev/hwrng bs=64 count=1 status=none 2>/dev/null | wc -c)" = 64 ] &&
-			ok=$((ok + 1))
-	done
-	echo "$ok"
-}
-
 exec 3</dev/guac
 rm -f /tmp/stress.done
 hwrng_reader /tmp/stress.done >/tmp/hwrng.count &

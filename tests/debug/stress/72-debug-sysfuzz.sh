@@ -11,17 +11,6 @@ seed=$(( $(date +%s) % 1000000 ))
 
 guac_loaded || check "insmod for the fuzzer" guac_load
 
-# Read 64 bytes of /dev/hwrng until $1 exists; print how many reads gave data.
-hwrng_fuzz_reader() {
-	local ok=0
-
-	while [ ! -e "$1" ]; do
-		[ "$(dd if=/dev/hwrng bs=64 count=1 status=none 2>/dev/null | wc -c)" = 64 ] &&
-			ok=$((ok + 1))
-	done
-	echo "$ok"
-}
-
 # Write every available hwrng, "none" and "" (the best) to rng_current, in
 # turn, until $1 exists; print how many writes the core took.
 rng_switcher() {
@@ -37,8 +26,8 @@ rng_switcher() {
 }
 
 rm -f /tmp/fuzz.done
-hwrng_fuzz_reader /tmp/fuzz.done >/tmp/fuzz-hwrng1.count &
-hwrng_fuzz_reader /tmp/fuzz.done >/tmp/fuzz-hwrng2.count &
+hwrng_reader /tmp/fuzz.done >/tmp/fuzz-hwrng1.count &
+hwrng_reader /tmp/fuzz.done >/tmp/fuzz-hwrng2.count &
 rng_switcher /tmp/fuzz.done >/tmp/fuzz-switch.count &
 check "sysfuzz seed $seed: 4 threads, ${SYSFUZZ_SECONDS} s on /dev/guac while /dev/hwrng is read and rng_current switches" \
 	guac-vmtest sysfuzz "$seed" "$SYSFUZZ_SECONDS" 4
@@ -49,8 +38,8 @@ check "rng_current took $(cat /tmp/fuzz-switch.count) switches; /dev/hwrng reads
 
 # Unloads and loads under the same readers and switching.
 rm -f /tmp/fuzz.done
-hwrng_fuzz_reader /tmp/fuzz.done >/dev/null &
-hwrng_fuzz_reader /tmp/fuzz.done >/dev/null &
+hwrng_reader /tmp/fuzz.done >/dev/null &
+hwrng_reader /tmp/fuzz.done >/dev/null &
 rng_switcher /tmp/fuzz.done >/dev/null &
 rounds=0
 for i in 1 2 3 4; do

@@ -94,6 +94,11 @@ if mount -t tmpfs -o size=64m guacfits "$t"; then
 	fi
 	"$GUAC" write --jobs 4 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>&1
 	check "--jobs 4 --bs 64M for 1 MiB (512 MiB of buffers) is written" "[ \$? -eq 0 ]"
+	"$GUAC" verify --jobs 256 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>"$tmp/e"
+	check "verify --jobs 256 --bs 64M (32 GiB of buffers) is refused too, naming the numbers" \
+		"[ \$? -eq 2 ] && grep -q 'needs 34359738368 bytes of buffers' '$tmp/e'"
+	"$GUAC" verify --jobs 4 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>&1
+	check "verify --jobs 4 --bs 64M of that 1 MiB: OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
 	rm -f "$t/j"
 else
 	not_ok "cannot mount a tmpfs"

@@ -399,6 +399,18 @@ int guac_cmd_verify(int argc, char **argv)
 			 run.bs, run.target.sector);
 		return GUAC_EXIT_ERROR;
 	}
+	/* Two buffers of --bs a reader (the block checked and the next one read): not past memory. */
+	if (sysconf(_SC_PHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0 &&
+	    run.jobs * 2 * run.bs > (uint64_t)sysconf(_SC_PHYS_PAGES) *
+				     (uint64_t)sysconf(_SC_PAGESIZE)) {
+		guac_err("--jobs %" PRIu64 " with --bs %" PRIu64 " needs %" PRIu64 " bytes of "
+			 "buffers (two blocks a reader), more than this machine's memory, %" PRIu64
+			 " bytes; use fewer jobs or a smaller --bs", run.jobs, run.bs,
+			 run.jobs * 2 * run.bs, (uint64_t)sysconf(_SC_PHYS_PAGES) *
+			 (uint64_t)sysconf(_SC_PAGESIZE));
+		guac_target_close(&run.target);
+		return GUAC_EXIT_ERROR;
+	}
 	if (run.manifest && run.manifest->serial[0] && run.target.serial[0] &&
 	    strcmp(run.manifest->serial, run.target.serial))
 		guac_err("note: '%s' has serial %s, the manifest's target had %s (a copy?)",

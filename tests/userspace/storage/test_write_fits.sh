@@ -85,20 +85,27 @@ if mount -t tmpfs -o size=64m guacfits "$t"; then
 	refused "past 2^63-1: --seek 2^63-4096 --length 8K" \
 		"would end at byte 9223372036854779904 .* past 2\\^63-1" \
 		"$t/h" --allow-overcommit --seek 0x7ffffffffffff000 --length 8K "$t/h"
-	refused "--jobs 256 --bs 64M (32 GiB of buffers) beyond this machine's memory" \
-		"--jobs 256 with --bs 67108864 needs 34359738368 bytes .* more than this machine's memory" \
-		"$t/j" --jobs 256 --bs 64M --length 32M "$t/j"
+	refused "--jobs 256 --bs 64M for 32 GiB (32 GiB of buffers) beyond this machine's memory" \
+		"256 jobs with --bs 67108864 need 34359738368 bytes .* more than this machine's memory" \
+		"$t/j" --jobs 256 --bs 64M --length 32G "$t/j"
+	"$GUAC" write --jobs 256 --bs 64M --length 32M "$t/j" >"$tmp/o" 2>&1
+	check "--jobs 256 --bs 64M for 32 MiB (each job touches 128 KiB of its buffers) is written" \
+		"[ \$? -eq 0 ]"
+	rm -f "$t/j"
 	mem=$(awk '/MemTotal/ {printf "%d", $2 / 1024}' /proc/meminfo)
 	if [ "$mem" -gt 32768 ]; then
 		not_ok "this machine has more than 32 GiB: the memory refusal above cannot be shown here"
 	fi
 	"$GUAC" write --jobs 4 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>&1
 	check "--jobs 4 --bs 64M for 1 MiB (512 MiB of buffers) is written" "[ \$? -eq 0 ]"
-	"$GUAC" verify --jobs 256 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>"$tmp/e"
-	check "verify --jobs 256 --bs 64M (32 GiB of buffers) is refused too, naming the numbers" \
+	truncate -s 32G "$t/sparse"
+	"$GUAC" verify --buffered --jobs 256 --bs 64M "$t/sparse" >"$tmp/o" 2>"$tmp/e"
+	check "verify --jobs 256 --bs 64M of 32 GiB (32 GiB of buffers) is refused too, naming the numbers" \
 		"[ \$? -eq 2 ] && grep -q 'needs 34359738368 bytes of buffers' '$tmp/e'"
-	"$GUAC" verify --jobs 4 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>&1
-	check "verify --jobs 4 --bs 64M of that 1 MiB: OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
+	rm -f "$t/sparse"
+	"$GUAC" verify --jobs 256 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>&1
+	check "verify --jobs 256 --bs 64M of that 1 MiB (4 KiB a reader): OK" \
+		"[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
 	rm -f "$t/j"
 else
 	not_ok "cannot mount a tmpfs"

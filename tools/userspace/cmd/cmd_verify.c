@@ -332,6 +332,25 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 	return GUAC_EXIT_OK;
 }
 
+/* --jobs readers of two --bs buffers each, as far as their parts reach, fit in memory. */
+static bool verify_memory_fits(const struct verify_run *run)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t jobs = run->jobs, part, need, mem;
+
+	if (pages <= 0 || page <= 0 || !jobs)
+		return true;
+	mem = (uint64_t)pages * (uint64_t)page;
+	part = run->planned / jobs + 1;
+	need = jobs * 2 * (part < run->bs ? part : run->bs);
+	if (need <= mem)
+		return true;
+	guac_err("--jobs %" PRIu64 " with --bs %" PRIu64 " needs %" PRIu64 " bytes of buffers "
+		 "(two blocks a reader), more than this machine's memory, %" PRIu64 " bytes; use "
+		 "fewer jobs or a smaller --bs", jobs, run->bs, need, mem);
+	return false;
+}
+
 int guac_cmd_verify(int argc, char **argv)
 {
 	static struct verify_run run;
@@ -399,15 +418,11 @@ int guac_cmd_verify(int argc, char **argv)
 			 run.bs, run.target.sector);
 		return GUAC_EXIT_ERROR;
 	}
-	/* Two buffers of --bs a reader (the block checked and the next one read): not past memory. */
-	if (sysconf(_SC_PHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0 &&
-	    run.jobs * 2 * run.bs > (uint64_t)sysconf(_SC_PHYS_PAGES) *
-				     (uint64_t)sysconf(_SC_PAGESIZE)) {
-		guac_err("--jobs %" PRIu64 " with --bs %" PRIu64 " needs %" PRIu64 " bytes of "
-			 "buffers (two blocks a reader), more than this machine's memory, %" PRIu64
-			 " bytes; use fewer jobs or a smaller --bs", run.jobs, run.bs,
-			 run.jobs * 2 * run.bs, (uint64_t)sysconf(_SC_PHYS_PAGES) *
-			 (uint64_t)sysconf(_SC_PAGESIZE));
+	/*
+	 * Two buffers of --bs a reader (the block checked and the next one read),
+	 * touched no further than its part: not past the machine's memory.
+	 */
+	if (!verify_memory_fits(&run)) {
 		guac_target_close(&run.target);
 		return GUAC_EXIT_ERROR;
 	}

@@ -531,22 +531,25 @@ static bool write_file_fits(const struct write_args *a, const struct guac_target
 
 /*
  * Buffers: each job holds up to two of --bs bytes (the block written and the
- * next one generated). More than the machine's memory cannot be meant.
+ * next one generated), of which it touches no more than its part. More than
+ * the machine's memory cannot be meant.
  */
 static bool write_memory_fits(const struct write_args *a, uint64_t length, unsigned int sector)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	uint64_t jobs = a->jobs, mem, need, sectors = length / sector + (length % sector != 0);
+	uint64_t jobs = a->jobs, mem, need, part, sectors = length / sector + (length % sector != 0);
 	char h1[32], h2[32];
 
 	if (jobs > sectors)
 		jobs = sectors;	/* guac_io_split() drops parts with nothing to do */
-	if (pages <= 0 || page <= 0)
+	if (pages <= 0 || page <= 0 || !jobs)
 		return true;
 	mem = (uint64_t)pages * (uint64_t)page;
-	need = jobs * 2 * a->bs;
+	/* A job touches no more of its buffers than its part: memory is taken as it is used. */
+	part = (length + jobs - 1) / jobs;
+	need = jobs * 2 * (part < a->bs ? part : a->bs);
 	if (need > mem) {
-		guac_err("refusing to write: --jobs %" PRIu64 " with --bs %" PRIu64 " needs %" PRIu64
+		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
 			 " bytes (%s) of buffers (two blocks a job), more than this machine's "
 			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", jobs,
 			 a->bs, need, write_human(h1, sizeof(h1), need), mem,

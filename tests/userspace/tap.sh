@@ -40,15 +40,24 @@ check() {
 	if eval "$2"; then ok "$1"; else not_ok "$1"; fi
 }
 
-# wait_read PID BYTES: wait, 10 s at most, until process PID has read BYTES
-# (rchar in /proc/PID/io), so that a signal sent next lands mid-work.
-wait_read() {
+# wait_io FIELD PID BYTES: wait, 10 s at most, until FIELD (rchar or wchar)
+# of /proc/PID/io reaches BYTES, so that a signal sent next lands mid-work.
+wait_io() {
 	tap_wait=0
 	while [ $tap_wait -lt 1000 ] &&
-		[ "$(awk '/^rchar/ {print $2}' /proc/"$1"/io 2>/dev/null || echo 0)" -lt "$2" ]; do
+		[ "$(awk -v f="$1:" '$1 == f {print $2}' /proc/"$2"/io 2>/dev/null || echo 0)" -lt "$3" ]; do
 		sleep 0.01
 		tap_wait=$((tap_wait + 1))
 	done
+}
+
+# wait_read PID BYTES, wait_written PID BYTES: until PID has read (written) BYTES.
+wait_read() {
+	wait_io rchar "$1" "$2"
+}
+
+wait_written() {
+	wait_io wchar "$1" "$2"
 }
 
 tap_end() {

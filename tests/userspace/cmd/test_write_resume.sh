@@ -11,15 +11,6 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
 
-# wait_written PID BYTES: until process PID has written BYTES (10 s at most).
-wait_written() {
-	n=0
-	while [ $n -lt 1000 ] &&
-		[ "$(awk '/^wchar/ {print $2}' /proc/"$1"/io 2>/dev/null || echo 0)" -lt "$2" ]; do
-		sleep 0.01
-		n=$((n + 1))
-	done
-}
 
 tap_begin
 f=$tmp/f m=$tmp/m.json

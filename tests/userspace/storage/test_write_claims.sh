@@ -25,12 +25,7 @@ json() {
 stopped_write() {
 	"$GUAC" write "$1" --length 256M --bs 1M --buffered -m "$2" >out 2>err &
 	pid=$!
-	n=0
-	while [ $n -lt 1000 ] &&
-		[ "$(awk '/^wchar/ {print $2}' /proc/$pid/io 2>/dev/null || echo 0)" -lt 33554432 ]; do
-		sleep 0.01
-		n=$((n + 1))
-	done
+	wait_written $pid 33554432
 	kill -STOP $pid
 }
 

@@ -89,6 +89,20 @@ wait_jobs() {
 	echo "# jobs $* still queued after 300 s:"; squeue | sed 's/^/#   /'
 	return 1
 }
+# writer_started MANIFEST BYTES: until the guac write that keeps MANIFEST
+# exists (30 s at most) and has written BYTES (10 s more at most), so that
+# what the test does next meets the fill under way, however fast the
+# machine: a fixed sleep let an idle Xeon finish a 512 MiB shard in 0.9 s,
+# before the signal came.
+writer_started() {
+	local pid= i
+	for i in $(seq 300); do
+		pid=$(pgrep -f -- "$1" | head -n 1)
+		[ -n "$pid" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] && wait_written "$pid" "$2"
+}
 # states ID: "STATE EXIT" per task, from scontrol (MinJobAge keeps ended jobs).
 states() {
 	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\) .*ExitCode=\([0-9:]*\).*/\1 \2/p'
@@ -213,12 +227,8 @@ sed 's/^/# /' "$r"
 d=$w/c1
 mkdir -p "$d"
 fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1 "$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" \
-	--origin 41 --length 1G --sync)
-for i in $(seq 300); do	# until task 0 runs and has begun its manifest, then 1 s more
-	[ "$(squeue -h -j "${fill}_0" -t R | wc -l)" -eq 1 ] && [ -s "$d/parts/part-0.json" ] && break
-	sleep 0.1
-done
-sleep 1
+	--origin 41 --length 4G --sync)
+writer_started "$d/parts/part-0.json" $((64 << 20))	# 64 MiB of its 2 GiB
 scancel --signal=INT --full "${fill}_0"
 wait_jobs "$fill"
 checkl "c1: the interrupted task requeued itself and then COMPLETED 0:0" \
@@ -229,18 +239,14 @@ check "c1: Slurm counts the restart" "scontrol -o show job ${fill}_0 | grep -q '
 mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
 wait_jobs "$mrg"
 checkl "c1: the merge is complete and the whole verifies OK" "all_ok $mrg" "$d"/guac-merge-*.log
-check "c1: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 41 --length 1G | cmp -s - '$d/lun.img'"
+check "c1: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 41 --length 4G | cmp -s - '$d/lun.img'"
 
 # c2: the node of a running task is set DOWN: Slurm requeues it, it resumes.
 d=$w/c2
 mkdir -p "$d"
 fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1 "$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" \
-	--origin 42 --length 1G --sync)
-for i in $(seq 300); do
-	[ "$(squeue -h -j "$fill" -t R | wc -l)" -eq 2 ] && [ -s "$d/parts/part-1.json" ] && break
-	sleep 0.1
-done
-sleep 1
+	--origin 42 --length 4G --sync)
+writer_started "$d/parts/part-1.json" $((64 << 20))
 node=$(squeue -h -j "${fill}_1" -o %N)
 scontrol update nodename="$node" state=DOWN reason=guac-test
 # Slurm requeues the task; the node returns by itself (ReturnToService=2).
@@ -252,7 +258,7 @@ check "c2: ... its rerun resumed from the manifest" "grep -q \"^resuming '.*part
 mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
 wait_jobs "$mrg"
 checkl "c2: the merge is complete and the whole verifies OK" "all_ok $mrg" "$d"/guac-merge-*.log
-check "c2: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 42 --length 1G | cmp -s - '$d/lun.img'"
+check "c2: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 42 --length 4G | cmp -s - '$d/lun.img'"
 
 # c3: a shard on a bad disk (36 MiB behind a 48 MiB device): exit status 2, and the report says why.
 d=$w/c3

@@ -103,6 +103,16 @@ writer_started() {
 	done
 	[ -n "$pid" ] && wait_written "$pid" "$2"
 }
+# merged_whole LABEL DIR ORIGIN: merge DIR's parts with the shipped
+# merge.sbatch; the merge must verify OK and DIR/lun.img be the 4 GiB stream.
+merged_whole() {
+	local mrg
+	mrg=$(sbatch --parsable -D "$2" "$ex/merge.sbatch" "$2/parts" "$2/lun.json")
+	wait_jobs "$mrg"
+	checkl "$1: the merge is complete and the whole verifies OK" "all_ok $mrg" "$2"/guac-merge-*.log
+	check "$1: the target is byte for byte the stream (cmp)" \
+		"$GUAC gen --origin $3 --length 4G | cmp -s - '$2/lun.img'"
+}
 # states ID: "STATE EXIT" per task, from scontrol (MinJobAge keeps ended jobs).
 states() {
 	scontrol -o show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\) .*ExitCode=\([0-9:]*\).*/\1 \2/p'
@@ -236,10 +246,7 @@ checkl "c1: the interrupted task requeued itself and then COMPLETED 0:0" \
 check "c1: the second run resumed from the manifest's durable bytes" \
 	"grep -Eq \"^resuming '.*part-0.json' \\(interrupted\\): [1-9][0-9]* of\" '$d'/guac-fill-${fill}_0.log"
 check "c1: Slurm counts the restart" "scontrol -o show job ${fill}_0 | grep -q 'Restarts=1'"
-mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
-wait_jobs "$mrg"
-checkl "c1: the merge is complete and the whole verifies OK" "all_ok $mrg" "$d"/guac-merge-*.log
-check "c1: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 41 --length 4G | cmp -s - '$d/lun.img'"
+merged_whole c1 "$d" 41
 
 # c2: the node of a running task is set DOWN: Slurm requeues it, it resumes.
 d=$w/c2
@@ -255,10 +262,7 @@ wait_jobs "$fill"
 checkl "c2: the task on the node set DOWN ($node) was requeued and COMPLETED 0:0" \
 	"all_ok $fill && scontrol -o show job ${fill}_1 | grep -q 'Restarts=[1-9]'" "$d"/guac-fill-*.log
 check "c2: ... its rerun resumed from the manifest" "grep -q \"^resuming '.*part-1.json'\" '$d'/guac-fill-${fill}_1.log"
-mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
-wait_jobs "$mrg"
-checkl "c2: the merge is complete and the whole verifies OK" "all_ok $mrg" "$d"/guac-merge-*.log
-check "c2: the target is byte for byte the stream (cmp)" "$GUAC gen --origin 42 --length 4G | cmp -s - '$d/lun.img'"
+merged_whole c2 "$d" 42
 
 # c3: a shard on a bad disk (36 MiB behind a 48 MiB device): exit status 2, and the report says why.
 d=$w/c3

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/kernel/kcsan-triage.awk on recorded reports: a race in the kernel
 # under test (the one CI met in smp_call_function_many_cond(), before guacrng
-# was loaded) is told apart from races with a guacrng frame, which fail the
+# was loaded, and again in a page fault taken in guacrng's copy to the user)
+# is told apart from races with a guacrng frame, which fail the
 # KCSAN run. Run with the host's awk and with busybox's, which the guest uses.
 # TAP.
 set -u
@@ -34,6 +35,10 @@ for awk in awk "busybox awk"; do
 		'[ "$(titles "$awk" ours "$logs/module-race.log")" = "data-race in guac_hwrng_read / health_show" ]'
 	check "$awk: a race at unknown origin in a guac* function is guacrng's" \
 		'[ "$(titles "$awk" ours "$logs/unknown-origin-ours.log")" = "data-race in guac_dev_read_iter+0x99/0x2c0" ]'
+	check "$awk: a kernel race in a page fault taken in guacrng's copy to the user is the kernel's" \
+		'[ "$(titles "$awk" others "$logs/fault-in-copy.log")" = "data-race in smp_call_function_many_cond+0x217/0xaa0" ]'
+	check "$awk: a guacrng frame above an interrupt entry (a timer of ours) is guacrng's" \
+		'[ "$(titles "$awk" ours "$logs/fault-in-copy.log")" = "data-race in guac_hwrng_read / asm_sysvec_apic_timer_interrupt" ]'
 	check "$awk: in one log, two reports are guacrng's and one the kernel's" \
 		'[ "$(titles "$awk" ours "$work/all.log" | wc -l)" = 2 ] &&
 		 [ "$(titles "$awk" others "$work/all.log" | wc -l)" = 1 ]'

@@ -19,6 +19,7 @@ packages="
 	debhelper dh-dkms debootstrap e2fsprogs qemu-utils
 	slurmctld slurmd slurm-client munge iproute2 python3-venv
 	ovmf mtools dosfstools fdisk openssl
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm qemu-user-static
 "
 
 missing=""

@@ -13,21 +13,30 @@
 
 const char *const guac_impl_names[GUAC_IMPL_COUNT] = {
 	[GUAC_IMPL_GENERIC] = "generic",
+#if defined(__x86_64__)
 	[GUAC_IMPL_SSE2] = "sse2",
 	[GUAC_IMPL_AVX2] = "avx2",
 	[GUAC_IMPL_AVX512] = "avx512",
+#elif defined(__aarch64__)
+	[GUAC_IMPL_NEON] = "neon",
+#endif
 };
 
 const unsigned int guac_impl_lanes[GUAC_IMPL_COUNT] = {
 	[GUAC_IMPL_GENERIC] = 1,
+#if defined(__x86_64__)
 	[GUAC_IMPL_SSE2] = 4,
 	[GUAC_IMPL_AVX2] = 8,
 	[GUAC_IMPL_AVX512] = 16,
+#elif defined(__aarch64__)
+	[GUAC_IMPL_NEON] = 4,
+#endif
 };
 
 static void guac_steps(enum guac_impl impl, u8 *out, u64 block, size_t nsteps)
 {
 	switch (impl) {
+#if defined(__x86_64__)
 	case GUAC_IMPL_SSE2:
 		guac_steps_sse2(out, block, nsteps);
 		break;
@@ -37,6 +46,11 @@ static void guac_steps(enum guac_impl impl, u8 *out, u64 block, size_t nsteps)
 	case GUAC_IMPL_AVX512:
 		guac_steps_avx512(out, block, nsteps);
 		break;
+#elif defined(__aarch64__)
+	case GUAC_IMPL_NEON:
+		guac_steps_neon(out, block, nsteps);
+		break;
+#endif
 	default:
 		guac_blocks_generic(out, block, nsteps);
 		break;

@@ -36,10 +36,13 @@
 /* The most states guac_double_round() takes at once. */
 #define GUAC_MAX_STATES 2
 
+/* An includer with a better rotate for its vectors defines GUAC_HAVE_ROTL. */
+#ifndef GUAC_HAVE_ROTL
 static __always_inline GUAC_WORD guac_rotl(GUAC_WORD v, int n)
 {
 	return (v << n) | (v >> (32 - n));
 }
+#endif
 
 /* x[w] ^= (x[s] + x[t]) <<< r in each of the @n states. */
 static __always_inline void guac_mix(GUAC_WORD (*x)[16], int n, int w, int s,

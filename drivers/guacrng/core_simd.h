@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Multi-block guacamole step, instantiated once per vector width by
- * core_sse2.c, core_avx2.c and core_avx512.c with GUAC_LANES and
- * GUAC_STEPS_FN defined. Lane j of every state vector belongs to block
+ * core_sse2.c, core_avx2.c and core_avx512.c on x86-64 and core_neon.c on
+ * arm64, with GUAC_LANES and GUAC_STEPS_FN defined. Lane j of every state vector belongs to block
  * (block + j), so the rounds are plain lane-wise arithmetic; only the output
  * needs a transpose, done in 4x4 tiles inside each 128-bit chunk, whose
  * 16-byte rows are stored straight to their blocks.
@@ -18,6 +18,38 @@
 
 typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
 #define GUAC_WORD guac_vec
+
+#if defined(__aarch64__) && GUAC_LANES == 4 && !defined(__CHECKER__)
+/*
+ * NEON has no vector rotate. GCC 12 makes shl, ushr and orr of the portable
+ * one; shl and sri (shift right and insert) do it in two instructions, as
+ * arch/arm64/crypto/chacha-neon-core.S does: 128 fewer a step of 4 blocks
+ * (docs/cost-model.md). The cases are the round's rotations, spelled as
+ * literals because sri's shift is an immediate; after inlining with a
+ * constant @n the switch folds away.
+ */
+#define GUAC_NEON_ROTL(v, left, right) ({				\
+	guac_vec __r = (v) << (left);					\
+	__asm__("sri %0.4s, %1.4s, #" #right : "+w" (__r) : "w" (v));	\
+	__r;								\
+})
+#define GUAC_HAVE_ROTL
+static __always_inline guac_vec guac_rotl(guac_vec v, int n)
+{
+	switch (n) {
+	case 7:
+		return GUAC_NEON_ROTL(v, 7, 25);
+	case 9:
+		return GUAC_NEON_ROTL(v, 9, 23);
+	case 13:
+		return GUAC_NEON_ROTL(v, 13, 19);
+	case 18:
+		return GUAC_NEON_ROTL(v, 18, 14);
+	default:
+		return (v << n) | (v >> (32 - n));
+	}
+}
+#endif
 #include "core_round.h"
 
 /*

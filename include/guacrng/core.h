@@ -17,12 +17,21 @@
 #define GUAC_BLOCK_SIZE 64
 #define GUAC_BLOCK_SHIFT 6
 
-/* Implementations, from the portable one up; each step processes more blocks. */
+/*
+ * Implementations, from the portable one up; each step processes more blocks
+ * and hands its remainder to the one before it. The list is the
+ * architecture's: the portable one everywhere, SIMD ones where the core has a
+ * step function for the architecture's vector unit.
+ */
 enum guac_impl {
 	GUAC_IMPL_GENERIC,
+#if defined(__x86_64__)
 	GUAC_IMPL_SSE2,
 	GUAC_IMPL_AVX2,
 	GUAC_IMPL_AVX512,
+#elif defined(__aarch64__)
+	GUAC_IMPL_NEON,
+#endif
 	GUAC_IMPL_COUNT
 };
 
@@ -62,8 +71,12 @@ static inline void guac_pos_advance(u64 *block, unsigned int *skip, size_t n)
 
 /* The per-implementation step functions; SIMD ones process whole steps. */
 void guac_blocks_generic(u8 *out, u64 block, size_t nblocks);
+#if defined(__x86_64__)
 void guac_steps_sse2(u8 *out, u64 block, size_t nsteps);
 void guac_steps_avx2(u8 *out, u64 block, size_t nsteps);
 void guac_steps_avx512(u8 *out, u64 block, size_t nsteps);
+#elif defined(__aarch64__)
+void guac_steps_neon(u8 *out, u64 block, size_t nsteps);
+#endif
 
 #endif /* GUACRNG_CORE_H */

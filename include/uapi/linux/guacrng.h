@@ -32,18 +32,28 @@
  */
 #define GUAC_DEV_END 0x7fffffffffffffc0LL
 
-/* guac_info.impl: the implementation serving reads. */
+/*
+ * guac_info.impl: the implementation serving reads. The numbers are the same
+ * on every architecture; each has its own subset (x86-64: generic, sse2,
+ * avx2, avx512; arm64: generic, neon).
+ */
 #define GUAC_IMPL_ID_GENERIC 0
 #define GUAC_IMPL_ID_SSE2 1
 #define GUAC_IMPL_ID_AVX2 2
 #define GUAC_IMPL_ID_AVX512 3
+#define GUAC_IMPL_ID_NEON 4
 
-/* guac_info.cpu_features: what the CPU (and the kernel's FPU state) offers. */
+/*
+ * guac_info.cpu_features: what the CPU (and the kernel's FPU state) offers.
+ * RNDR stands for FEAT_RNG, which brings both RNDR and RNDRRS.
+ */
 #define GUAC_FEAT_SSE2 (1U << 0)
 #define GUAC_FEAT_AVX2 (1U << 1)
 #define GUAC_FEAT_AVX512 (1U << 2)
 #define GUAC_FEAT_RDRAND (1U << 3)
 #define GUAC_FEAT_RDSEED (1U << 4)
+#define GUAC_FEAT_NEON (1U << 5)
+#define GUAC_FEAT_RNDR (1U << 6)
 
 struct guac_info {
 	__u32 version;		/* GUAC_UAPI_VERSION */

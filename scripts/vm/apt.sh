@@ -11,6 +11,9 @@
 #   guac_apt_update RELEASE        refresh the lists (done when they are missing)
 #
 # GUAC_DEBIAN_MIRROR and GUAC_DEBIAN_SECURITY_MIRROR pick other mirrors.
+# With GUAC_ARCH=arm64 the tree is $GUAC_VM_CACHE/apt/RELEASE-arm64, whose
+# native architecture is arm64 (the kernels, busybox-static and the guest's
+# programs) with amd64 beside it (linux-kbuild-N:amd64: the host runs kbuild).
 
 GUAC_DEBIAN_MIRROR=${GUAC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 GUAC_DEBIAN_SECURITY_MIRROR=${GUAC_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
@@ -44,7 +47,16 @@ guac_apt_suites() {
 }
 
 guac_apt_dir() {
-	echo "$GUAC_VM_CACHE/apt/$1"
+	echo "$GUAC_VM_CACHE/apt/$1$GUAC_ARCH_SUFFIX"
+}
+
+# The architectures of the private apt: the native one first.
+guac_apt_arch_opts() {
+	if [ "$GUAC_ARCH" = arm64 ]; then
+		echo "-o APT::Architecture=arm64 -o APT::Architectures::=arm64 -o APT::Architectures::=amd64"
+	else
+		echo "-o APT::Architecture=amd64"
+	fi
 }
 
 # Set up the private tree of RELEASE (idempotent).
@@ -82,7 +94,8 @@ guac_apt() {
 	# and apt checks every file against the signed lists either way. One apt
 	# at a time per release (flock): a second `apt-get update` on the same
 	# lists would fail on apt's own lock instead of waiting.
-	flock "$dir/lock" "$@" -q \
+	# shellcheck disable=SC2046
+	flock "$dir/lock" "$@" -q $(guac_apt_arch_opts) \
 		-o Dir::Etc::sourcelist="$dir/sources.list" \
 		-o Dir::Etc::sourceparts=- \
 		-o Dir::Etc::preferences="$dir/etc/preferences" \
@@ -91,7 +104,6 @@ guac_apt() {
 		-o Dir::State::status="$dir/status" \
 		-o Dir::Cache="$dir/cache" \
 		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
-		-o APT::Architecture=amd64 \
 		-o APT::Sandbox::User="$(id -un)" \
 		-o Acquire::Retries=3 \
 		-o DPkg::Lock::Timeout=3600

@@ -13,6 +13,10 @@
 # The image is one package up to 6.x; on 7.x linux-image-KVER is a stub that
 # depends on linux-binary-KVER (vmlinuz in /usr/lib/modules/KVER/) and
 # linux-modules-KVER; both shapes end up the same in the cache.
+#
+# GUAC_ARCH=arm64: Debian's arm64 kernel of SERIES, with the amd64
+# linux-kbuild (Multi-Arch: foreign: its fixdep and modpost run on the host).
+# Its vmlinuz is a gzip'd Image, which qemu-system-aarch64 takes as it is.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -24,7 +28,7 @@ release=$1 image_meta=$2 headers_meta=$3 toolchain=$4
 # One fetch of a series at a time: a second caller (make check's prefetch,
 # another make) waits and then finds everything in the cache.
 mkdir -p "$GUAC_VM_CACHE"
-exec 9>"$GUAC_VM_CACHE/series-$series.lock"
+exec 9>"$(guac_series_file "$series").lock"
 flock 9
 
 guac_apt_fresh "$release"
@@ -50,12 +54,36 @@ deb_depends() {
 	dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/|.*//; s/ *(.*//; s/^ *//; s/ *$//'
 }
 
+# try_download KVER: the image and headers .debs of KVER, or fail.
+try_download() {
+	rm -rf "$GUAC_VM_CACHE/$1" "$GUAC_VM_CACHE/debs/$1"
+	guac_log "downloading linux-image-$1 and linux-headers-$1 ($release)"
+	(guac_apt_download "$release" "$GUAC_VM_CACHE/debs/$1" "linux-image-$1" "linux-headers-$1")
+}
+
+if [ ! -f "$GUAC_VM_CACHE/$kver/.fetched" ] && ! try_download "$kver"; then
+	# A mirror may lack the newest (security) update of one architecture
+	# while its lists name it (seen: bullseye-security's arm64 5.10): then
+	# the newest older version of the meta-package whose .debs it serves,
+	# said on stderr.
+	wanted=$kver
+	kver=
+	for v in $(guac_apt "$release" apt-cache madison "$image_meta" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | uniq); do
+		k=$(meta_target "$image_meta=$v" linux-image-)
+		[ -n "$k" ] && [ "$k" != "$wanted" ] || continue
+		[ "$(meta_target "$headers_meta=$v" linux-headers-)" = "$k" ] || continue
+		if [ -f "$GUAC_VM_CACHE/$k/.fetched" ] || try_download "$k"; then
+			kver=$k
+			break
+		fi
+	done
+	[ -n "$kver" ] || guac_die "the mirror serves no version of $image_meta's kernel ($release)"
+	guac_log "the mirror lacks linux-image-$wanted: using $kver ($image_meta $v) instead"
+fi
+
 kcache=$GUAC_VM_CACHE/$kver
 debs=$GUAC_VM_CACHE/debs/$kver
 if [ ! -f "$kcache/.fetched" ]; then
-	rm -rf "$kcache" "$debs"
-	guac_log "downloading linux-image-$kver and linux-headers-$kver ($release)"
-	guac_apt_download "$release" "$debs" "linux-image-$kver" "linux-headers-$kver"
 
 	# What the headers need besides themselves: the common headers and
 	# kbuild (scripts, fixdep, modpost). On 7.x the image is a stub whose
@@ -63,7 +91,9 @@ if [ ! -f "$kcache/.fetched" ]; then
 	extra=
 	for dep in $(deb_depends "$(ls "$debs"/linux-headers-"$kver"_*.deb)"); do
 		case "$dep" in
-		linux-headers-* | linux-kbuild-*) extra="$extra $dep" ;;
+		linux-headers-*) extra="$extra $dep" ;;
+		# The host's kbuild, whatever the kernel's architecture.
+		linux-kbuild-*) extra="$extra $dep:amd64" ;;
 		esac
 	done
 	for dep in $(deb_depends "$(ls "$debs"/linux-image-"$kver"_*.deb)"); do
@@ -118,18 +148,21 @@ if [ ! -f "$kcache/toolchain" ]; then
 	cc=
 	for dep in $(deb_depends "$(ls "$debs"/linux-headers-"$kver"_*.deb)"); do
 		case "$dep" in
-		linux-compiler-gcc-*-x86) cc=$(echo "$dep" | sed 's/^linux-compiler-\(gcc-[0-9]*\)-x86$/\1/') ;;
+		linux-compiler-gcc-*-x86 | linux-compiler-gcc-*-arm)
+			cc=$(echo "$dep" | sed 's/^linux-compiler-\(gcc-[0-9]*\)-[a-z0-9]*$/\1/') ;;
 		gcc-*-for-host) cc=${dep%-for-host} ;;
 		gcc-[0-9]*) cc=$dep ;;
 		esac
 	done
 	[ -n "$cc" ] || guac_die "linux-headers-$kver names no compiler in its Depends"
-	[ "$toolchain" != host ] || command -v "$cc" >/dev/null ||
-		guac_die "$kver is built with $cc, which this machine lacks"
+	host_cc=$cc
+	[ "$GUAC_ARCH" != arm64 ] || host_cc=aarch64-linux-gnu-$cc
+	[ "$toolchain" != host ] || command -v "$host_cc" >/dev/null ||
+		guac_die "$kver is built with $host_cc, which this machine lacks"
 	mv "$kcache/image-debs.tmp" "$kcache/image-debs"
 	mv "$kcache/modules.map.tmp" "$kcache/modules.map"
 	echo "$toolchain $cc" >"$kcache/toolchain"
 fi
 
-echo "$kver" >"$GUAC_VM_CACHE/series-$series"
+echo "$kver" >"$(guac_series_file "$series")"
 echo "$kver"

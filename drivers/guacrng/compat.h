@@ -57,4 +57,57 @@ static inline void guac_file_unsigned_offset(struct file *file)
 #define GUAC_MODATTR_CONST
 #endif
 
+/*
+ * Kernel-mode NEON on arm64, in three generations:
+ *   - up to 6.7 (5.10, 6.1): kernel_neon_begin() holds off preemption and
+ *     softirqs until kernel_neon_end(), and may_use_simd() is false while a
+ *     section is open (fpsimd_context_busy): a nested attempt falls back;
+ *   - 6.8 on: a section is preemptible (the kernel saves its NEON state
+ *     with the task) and may_use_simd() no longer sees it open in task
+ *     context, where opening a second one is a bug (the module never does);
+ *   - 6.19 on (7.x): kernel_neon_begin() and kernel_neon_end() take a buffer
+ *     for that state, which the caller keeps on its stack (scoped_ksimd()).
+ * Kbuild probes asm/simd.h (GUAC_HAVE_NEON_CONTEXT_BUSY) and asm/neon.h
+ * (GUAC_NEON_STATE_BUFFER). The module keeps its sections to about 4 KiB on
+ * all three, as arch/arm64/crypto's glue code does.
+ */
+#ifdef CONFIG_ARM64
+#include <asm/neon.h>
+
+struct guac_neon_state {
+#ifdef GUAC_NEON_STATE_BUFFER
+	struct user_fpsimd_state fpsimd;
+#endif
+};
+
+static inline void guac_kernel_neon_begin(struct guac_neon_state *state)
+{
+#ifdef GUAC_NEON_STATE_BUFFER
+	kernel_neon_begin(&state->fpsimd);
+#else
+	kernel_neon_begin();
+#endif
+}
+
+static inline void guac_kernel_neon_end(struct guac_neon_state *state)
+{
+#ifdef GUAC_NEON_STATE_BUFFER
+	kernel_neon_end(&state->fpsimd);
+#else
+	kernel_neon_end();
+#endif
+}
+#endif /* CONFIG_ARM64 */
+
+/*
+ * Whether may_use_simd() is false inside a section the task has open:
+ * always on x86 (irq_fpu_usable() sees kernel_fpu_begin()), on arm64 only
+ * up to 6.7.
+ */
+#if defined(CONFIG_X86_64) || defined(GUAC_HAVE_NEON_CONTEXT_BUSY)
+#define GUAC_SIMD_SEES_OPEN_SECTION true
+#else
+#define GUAC_SIMD_SEES_OPEN_SECTION false
+#endif
+
 #endif /* GUACRNG_COMPAT_H */

@@ -29,8 +29,8 @@ typedef u32 guac_vec __attribute__((vector_size(GUAC_LANES * 4)));
  * constant @n the switch folds away.
  */
 #define GUAC_NEON_ROTL(v, left, right) ({				\
-	guac_vec __r = (v) << (left);					\
-	__asm__("sri %0.4s, %1.4s, #" #right : "+w" (__r) : "w" (v));	\
+	guac_vec __v = (v), __r = __v << (left);			\
+	__asm__("sri %0.4s, %1.4s, #" #right : "+w" (__r) : "w" (__v));	\
 	__r;								\
 })
 #define GUAC_HAVE_ROTL

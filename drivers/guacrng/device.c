@@ -196,15 +196,17 @@ static long guac_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct guac_file *gf = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	struct guac_info info;
+	enum guac_impl impl;
 	u64 origin;
 
 	switch (cmd) {
 	case GUAC_IOC_GET_INFO:
+		impl = guac_impl_active();
 		memset(&info, 0, sizeof(info));
 		info.version = GUAC_UAPI_VERSION;
-		info.impl = guac_impl_active();
+		info.impl = guac_impl_id(impl);
 		info.cpu_features = guac_cpu_features();
-		strscpy(info.impl_name, guac_impl_names[info.impl],
+		strscpy(info.impl_name, guac_impl_names[impl],
 			sizeof(info.impl_name));
 		return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 	case GUAC_IOC_SET_ORIGIN:

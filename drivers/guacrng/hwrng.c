@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The CPU's RDSEED or RDRAND as a hwrng, for /dev/hwrng, rngd and khwrngd.
+ * The CPU's random number instructions as a hwrng, for /dev/hwrng, rngd and
+ * khwrngd: RDSEED or RDRAND on x86-64, RNDRRS on arm64.
  *
- * Registered when the CPU has RDRAND, and fed by RDSEED when it has that
- * too: RDSEED hands out the conditioned output of the CPU's entropy source,
- * RDRAND that of a DRBG seeded from it. The hwrng's name says which. Every
+ * Registered when the CPU has the DRBG instruction (RDRAND; arm64's FEAT_RNG,
+ * RNDR), and fed by the seed one (RDSEED; RNDRRS) when it has that too: RDSEED
+ * hands out the conditioned output of the CPU's entropy source, RNDRRS that
+ * of a DRBG reseeded from it for every read, RDRAND and RNDR that of a DRBG
+ * seeded from it. The hwrng's name says which (hwrng_insn.h). Every
  * word passes the health tests before any of it is delivered; a failure
  * stops delivery (-EIO) until the source passes again.
  *
@@ -29,7 +32,8 @@
 
 /*
  * Entropy credit: the user's decision. random.c already mixes RDRAND and
- * RDSEED into every reseed and honours random.trust_cpu=; crediting this
+ * RDSEED (arm64: RNDR and RNDRRS) into every reseed and honours
+ * random.trust_cpu=; crediting this
  * hwrng on top would override a user who said not to trust the CPU, and on
  * kernels whose hw_random core makes the best-credited hwrng rng_current, it
  * would push aside a TPM or virtio-rng. So by default we claim the least the
@@ -38,7 +42,7 @@
  */
 static bool hwrng_enable = true;
 module_param_named(hwrng, hwrng_enable, bool, 0444);
-MODULE_PARM_DESC(hwrng, "Register RDSEED/RDRAND as a hwrng when the CPU has RDRAND (default: 1)");
+MODULE_PARM_DESC(hwrng, "Register the CPU's random number instructions as a hwrng, x86-64: RDSEED/RDRAND when it has RDRAND, arm64: RNDRRS when it has FEAT_RNG (default: 1)");
 
 static unsigned int hwrng_quality;
 
@@ -67,7 +71,7 @@ void guac_hwrng_src_init(struct guac_hwrng_src *src,
 
 static const char *guac_hwrng_insn_name(const struct guac_hwrng_src *src)
 {
-	return src->rdseed ? "RDSEED" : "RDRAND";
+	return guac_insn_names[src->rdseed].insn;
 }
 
 static bool guac_hwrng_try(struct guac_hwrng_src *src, u64 *word)
@@ -247,7 +251,7 @@ static struct guac_counter_attr guac_attr_health_failures = {
 static ssize_t source_show(GUAC_MODATTR_CONST struct module_attribute *attr,
 			   struct module_kobject *mk, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", guac_hwrng.src.rdseed ? "rdseed" : "rdrand");
+	return sysfs_emit(buf, "%s\n", guac_insn_names[guac_hwrng.src.rdseed].source);
 }
 
 static ssize_t health_show(GUAC_MODATTR_CONST struct module_attribute *attr,
@@ -300,14 +304,15 @@ int guac_hwrng_init(void)
 	}
 	pr_info("hwrng self-tests: pass\n");
 
-	if (!(features & GUAC_FEAT_RDRAND)) {
-		pr_info("hwrng: not registered, the CPU has no RDRAND\n");
+	if (!(features & guac_insn_names[false].feature)) {
+		pr_info("hwrng: not registered, the CPU has no %s\n",
+			guac_insn_names[false].insn);
 		return 0;
 	}
 
-	rdseed = features & GUAC_FEAT_RDSEED;
+	rdseed = features & guac_insn_names[true].feature;
 	guac_hwrng_src_init(&guac_hwrng.src, ops, rdseed, true);
-	guac_hwrng.rng.name = rdseed ? "guacrng-rdseed" : "guacrng-rdrand";
+	guac_hwrng.rng.name = guac_insn_names[rdseed].hwrng;
 	guac_hwrng.rng.read = guac_hwrng_read;
 	/* A test double's output is public: it never earns credit. */
 	opted_in = ops == &guac_insn_cpu && hwrng_quality;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The RDRAND/RDSEED hwrng's data path. Its state is explicit so that the
+ * The hwrng's data path over RDRAND/RDSEED (arm64: RNDR/RNDRRS). Its state is explicit so that the
  * load-time self-tests and KUnit can drive it over the instruction doubles.
  */
 #ifndef GUACRNG_HWRNG_H
@@ -15,7 +15,9 @@
  * Tries per word. RDRAND fails ten times in a row only when it is broken
  * (Intel's guidance, and arch/x86's rdrand_long()). RDSEED runs dry under
  * load, so a reader that may wait gets many tries with a pause between them,
- * about a millisecond in all; one that may not gets a short burst.
+ * about a millisecond in all; one that may not gets a short burst. arm64's
+ * RNDR and RNDRRS get the same budgets: RNDRRS, which reseeds for every read,
+ * runs dry as RDSEED does.
  */
 #define GUAC_RDRAND_TRIES 10
 #define GUAC_RDSEED_TRIES_WAIT 1000
@@ -33,7 +35,7 @@ struct guac_hwrng_src {
 	struct guac_insn insn;
 	struct guac_health health;
 	struct guac_hwrng_stats stats;
-	bool rdseed;		/* RDSEED, else RDRAND */
+	bool rdseed;		/* RDSEED or RNDRRS, else RDRAND or RNDR */
 	bool report;		/* log failures and recoveries */
 	bool insn_failing;	/* the last word was given up */
 };

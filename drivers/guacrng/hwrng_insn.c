@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The instructions behind the hwrng and their test doubles.
- *
- * The real ops run one RDRAND or RDSEED and report CF, with no retries: how
- * often to retry, and whether to pause, is the caller's policy. Each double
+ * The test doubles of the instructions behind the hwrng, the same on every
+ * architecture; the real ones are in hwrng_insn_<arch>.c. Each double
  * plays one failure a CPU has been seen to (or could) show; when a double
  * succeeds it delivers the guacamole stream, read as 64-bit words, which is
  * well-behaved data that needs no CPU feature and is the same on every run.
@@ -13,35 +11,6 @@
 #include <linux/string.h>
 #include <guacrng/core.h>
 #include "hwrng_insn.h"
-
-/*
- * CF as the asm's output, through the flag-output constraint "=@ccc" that
- * every compiler the supported kernels build with has (GCC 6+, clang 9+);
- * the kernel's own CC_SET()/CC_OUT() wrappers for it are gone in 7.x.
- */
-static bool guac_cpu_rdrand64(struct guac_insn *insn, u64 *v)
-{
-	bool ok;
-
-	asm volatile("rdrand %[out]"
-		     : "=@ccc" (ok), [out] "=r" (*v));
-	return ok;
-}
-
-static bool guac_cpu_rdseed64(struct guac_insn *insn, u64 *v)
-{
-	bool ok;
-
-	asm volatile("rdseed %[out]"
-		     : "=@ccc" (ok), [out] "=r" (*v));
-	return ok;
-}
-
-const struct guac_insn_ops guac_insn_cpu = {
-	.name = "none",
-	.rdrand64 = guac_cpu_rdrand64,
-	.rdseed64 = guac_cpu_rdseed64,
-};
 
 u64 guac_insn_test_word(u64 n)
 {

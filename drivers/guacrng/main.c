@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * guacrng: /dev/guac, the seekable guacamole stream, and the CPU's
- * RDRAND/RDSEED as a hwrng. This file only strings the parts together.
+ * guacrng: /dev/guac, the seekable guacamole stream, and the CPU's random
+ * number instructions as a hwrng (x86-64: RDRAND/RDSEED, arm64:
+ * RNDR/RNDRRS). This file only strings the parts together.
  *
  * The order is the contract: everything that can refuse the load (a bad
  * parameter, a failed self-test) runs before anything is visible, the hwrng
@@ -17,7 +18,7 @@
 
 static char *impl = "auto";
 module_param(impl, charp, 0444);
-MODULE_PARM_DESC(impl, "Implementation for /dev/guac: auto (default), avx512, avx2, sse2 or generic");
+MODULE_PARM_DESC(impl, "Implementation for /dev/guac: auto (default), generic, or the CPU's SIMD: avx512, avx2, sse2 (x86-64), neon (arm64)");
 
 static int __init guac_mod_init(void)
 {
@@ -54,5 +55,5 @@ static void __exit guac_mod_exit(void)
 module_init(guac_mod_init);
 module_exit(guac_mod_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Seekable guacamole stream (/dev/guac) and RDRAND/RDSEED hwrng");
+MODULE_DESCRIPTION("Seekable guacamole stream (/dev/guac) and RDRAND/RDSEED or RNDR/RNDRRS hwrng");
 MODULE_AUTHOR("The guacrng developers");

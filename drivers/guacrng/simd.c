@@ -4,32 +4,26 @@
  *
  * The CPU's features, the impl= parameter and the self-tests decide once, at
  * load, which implementation serves reads; static keys then make that choice
- * free on every read. SIMD code only runs inside kernel_fpu_begin() and
- * kernel_fpu_end(), in sections of at most GUAC_FPU_CHUNK bytes so that
- * preemption is never held off for long, and never around anything that can
- * fault or sleep: callers generate into kernel memory and copy out afterwards.
+ * free on every read. SIMD code only runs inside an FPU (x86) or NEON (arm64)
+ * section, in sections of at most GUAC_FPU_CHUNK bytes so that preemption is
+ * never held off for long, and never around anything that can fault or
+ * sleep: callers generate into kernel memory and copy out afterwards. This
+ * file is the same on every architecture; simd_x86.c and simd_arm64.c
+ * (simd_arch.h) have what differs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/jump_label.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/printk.h>
 #include <linux/string.h>
-#include <asm/cpufeature.h>
-#include <asm/fpu/api.h>
-#include <asm/processor.h>
 #include <asm/simd.h>
-#include <uapi/linux/guacrng.h>
 #include "guacrng.h"
+#include "simd_arch.h"
 #include "testing.h"
 
 /* Below this, saving the FPU state costs more than SIMD saves. */
 #define GUAC_SIMD_MIN_BYTES 256
-
-static __ro_after_init DEFINE_STATIC_KEY_FALSE(guac_use_sse2);
-static __ro_after_init DEFINE_STATIC_KEY_FALSE(guac_use_avx2);
-static __ro_after_init DEFINE_STATIC_KEY_FALSE(guac_use_avx512);
 
 static u32 guac_features __ro_after_init;
 static char guac_reason[96] __ro_after_init;
@@ -44,59 +38,30 @@ u32 guac_cpu_features(void)
 	return guac_features;
 }
 
-static u32 guac_detect_features(void)
+u32 guac_impl_id(enum guac_impl impl)
 {
-	u32 features = 0;
-
-	if (boot_cpu_has(X86_FEATURE_XMM2))
-		features |= GUAC_FEAT_SSE2;
-	if (boot_cpu_has(X86_FEATURE_AVX) && boot_cpu_has(X86_FEATURE_AVX2) &&
-	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
-		features |= GUAC_FEAT_AVX2;
-	if (boot_cpu_has(X86_FEATURE_AVX512F) &&
-	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM |
-			      XFEATURE_MASK_AVX512, NULL))
-		features |= GUAC_FEAT_AVX512;
-	if (boot_cpu_has(X86_FEATURE_RDRAND))
-		features |= GUAC_FEAT_RDRAND;
-	if (boot_cpu_has(X86_FEATURE_RDSEED))
-		features |= GUAC_FEAT_RDSEED;
-	return features;
+	return guac_arch_impl_ids[impl];
 }
 
 /*
  * Each implementation hands its remainder to the next narrower one, so it
- * needs their features too.
+ * needs their features too (guac_arch_impl_needs[] has them all).
  */
 bool guac_impl_supported(enum guac_impl impl)
 {
-	static const u32 needs[GUAC_IMPL_COUNT] = {
-		[GUAC_IMPL_GENERIC] = 0,
-		[GUAC_IMPL_SSE2] = GUAC_FEAT_SSE2,
-		[GUAC_IMPL_AVX2] = GUAC_FEAT_SSE2 | GUAC_FEAT_AVX2,
-		[GUAC_IMPL_AVX512] = GUAC_FEAT_SSE2 | GUAC_FEAT_AVX2 |
-				     GUAC_FEAT_AVX512,
-	};
+	u32 needs;
 
 	if ((unsigned int)impl >= GUAC_IMPL_COUNT)
 		return false;
-	return (guac_features & needs[impl]) == needs[impl];
-}
-
-enum guac_impl guac_impl_active(void)
-{
-	if (static_branch_likely(&guac_use_avx512))
-		return GUAC_IMPL_AVX512;
-	if (static_branch_likely(&guac_use_avx2))
-		return GUAC_IMPL_AVX2;
-	if (static_branch_likely(&guac_use_sse2))
-		return GUAC_IMPL_SSE2;
-	return GUAC_IMPL_GENERIC;
+	needs = guac_arch_impl_needs[impl];
+	return (guac_features & needs) == needs;
 }
 
 bool guac_generate_impl(enum guac_impl impl, u8 *buf, u64 block,
 			unsigned int skip, size_t len)
 {
+	struct guac_simd_state state;
+
 	if (impl == GUAC_IMPL_GENERIC) {
 		guac_fill(GUAC_IMPL_GENERIC, buf, block, skip, len);
 		return true;
@@ -107,9 +72,9 @@ bool guac_generate_impl(enum guac_impl impl, u8 *buf, u64 block,
 	while (len) {
 		size_t chunk = min_t(size_t, len, GUAC_FPU_CHUNK);
 
-		kernel_fpu_begin();
+		guac_simd_begin(&state);
 		guac_fill(impl, buf, block, skip, chunk);
-		kernel_fpu_end();
+		guac_simd_end(&state);
 
 		guac_pos_advance(&block, &skip, chunk);
 		buf += chunk;
@@ -128,36 +93,6 @@ void guac_generate(u8 *buf, u64 block, unsigned int skip, size_t len)
 	guac_fill(GUAC_IMPL_GENERIC, buf, block, skip, len);
 }
 
-/*
- * CPUs whose clock drops while 512-bit instructions run, by Intel family 6
- * model: the zmm_exclusion_list of arch/x86/crypto/aesni-intel_glue.c (6.12).
- * There, the AVX-512 code runs slower than AVX2 once the drop is counted, and
- * it slows everything else on the core too. Rocket Lake and later, Sapphire
- * Rapids and later, and AMD's Zen 4 and later run it at full speed.
- */
-static const u8 guac_zmm_downclock_models[] = {
-	0x55,	/* Skylake-X, Cascade Lake, Cooper Lake */
-	0x6a,	/* Ice Lake-X */
-	0x6c,	/* Ice Lake-D */
-	0x7d,	/* Ice Lake */
-	0x7e,	/* Ice Lake-L */
-	0x9d,	/* Ice Lake NNPI */
-	0x8c,	/* Tiger Lake-L */
-	0x8d,	/* Tiger Lake */
-};
-
-bool guac_zmm_downclocks(u8 vendor, u8 family, u8 model)
-{
-	size_t i;
-
-	if (vendor != X86_VENDOR_INTEL || family != 6)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(guac_zmm_downclock_models); i++)
-		if (model == guac_zmm_downclock_models[i])
-			return true;
-	return false;
-}
-
 static int guac_impl_lookup(const char *name)
 {
 	int impl;
@@ -170,20 +105,28 @@ static int guac_impl_lookup(const char *name)
 	return -EINVAL;
 }
 
+/* "auto, avx512, avx2, sse2, generic": what impl= takes on this architecture. */
+static void guac_impl_choices(char *buf, size_t size)
+{
+	int impl, len = scnprintf(buf, size, "auto");
+
+	for (impl = GUAC_IMPL_COUNT - 1; impl >= 0; impl--)
+		len += scnprintf(buf + len, size - len, ", %s",
+				 guac_impl_names[impl]);
+}
+
 /*
- * impl=auto: the widest usable implementation, but AVX2 where 512-bit code
- * lowers the clock. Records why in guac_reason.
+ * impl=auto: the widest usable implementation, unless the architecture's
+ * policy says otherwise for this CPU (x86: AVX2 where 512-bit code lowers
+ * the clock). Records why in guac_reason.
  */
 static enum guac_impl guac_impl_auto(int usable, bool all_passed)
 {
-	if (usable == GUAC_IMPL_AVX512 &&
-	    guac_zmm_downclocks(boot_cpu_data.x86_vendor, boot_cpu_data.x86,
-				boot_cpu_data.x86_model)) {
-		snprintf(guac_reason, sizeof(guac_reason),
-			 "auto: avx512 lowers the clock of this CPU (family 6 model %#x); impl=avx512 forces it",
-			 boot_cpu_data.x86_model);
-		return GUAC_IMPL_AVX2;
-	}
+	enum guac_impl impl = guac_arch_impl_auto(usable, guac_reason,
+						  sizeof(guac_reason));
+
+	if (impl != usable)
+		return impl;
 	if (all_passed)
 		strscpy(guac_reason, "auto: the widest this CPU supports",
 			sizeof(guac_reason));
@@ -205,12 +148,15 @@ int guac_simd_init(const char *impl_param)
 	bool all_passed = true;
 
 	if (requested < 0) {
-		pr_err("impl=%s: unknown implementation (auto, avx512, avx2, sse2, generic)\n",
-		       impl_param);
+		char choices[64];
+
+		guac_impl_choices(choices, sizeof(choices));
+		pr_err("impl=%s: unknown implementation (%s)\n", impl_param,
+		       choices);
 		return -EINVAL;
 	}
 
-	guac_features = guac_detect_features();
+	guac_features = guac_arch_detect_features();
 	for (impl = GUAC_IMPL_GENERIC; impl < GUAC_IMPL_COUNT; impl++) {
 		if (!guac_impl_supported(impl))
 			break;
@@ -240,12 +186,7 @@ int guac_simd_init(const char *impl_param)
 		return -ENODEV;
 	}
 
-	if (requested >= GUAC_IMPL_SSE2)
-		static_branch_enable(&guac_use_sse2);
-	if (requested >= GUAC_IMPL_AVX2)
-		static_branch_enable(&guac_use_avx2);
-	if (requested >= GUAC_IMPL_AVX512)
-		static_branch_enable(&guac_use_avx512);
+	guac_arch_impl_enable(requested);
 	pr_info("implementation %s: %s\n", guac_impl_names[requested],
 		guac_reason);
 	return guac_test_init_fault("simd");

@@ -14,7 +14,7 @@
 
 static char *hwrng_fault = "none";
 module_param(hwrng_fault, charp, 0444);
-MODULE_PARM_DESC(hwrng_fault, "TEST ONLY: replace RDRAND/RDSEED with a double: none (default), clean, cf0, intermittent, stuck, ones, zeros, cycle, stuckbit");
+MODULE_PARM_DESC(hwrng_fault, "TEST ONLY: replace the CPU's instructions (RDRAND/RDSEED, RNDR/RNDRRS) with a double: none (default), clean, cf0, intermittent, stuck, ones, zeros, cycle, stuckbit");
 
 static char *selftest_fault = "";
 module_param(selftest_fault, charp, 0444);

@@ -8,7 +8,7 @@
 #define GUACRNG_TESTING_H
 
 #ifdef GUAC_TEST
-/* hwrng_fault=: the instruction double to put in place of RDRAND/RDSEED. */
+/* hwrng_fault=: the double to put in place of RDRAND/RDSEED or RNDR/RNDRRS. */
 const char *guac_test_hwrng_fault(void);
 /* selftest_fault=: the implementation whose self-test output to corrupt. */
 const char *guac_test_selftest_fault(void);

@@ -3,7 +3,10 @@
  * The shared core, natively: the published vectors through every
  * implementation, every implementation against the portable one on thousands
  * of random (offset, length) pairs, every subset of CPU features, and the
- * small helpers the tools rely on.
+ * small helpers the tools rely on. The implementations are the target
+ * architecture's (x86-64: sse2, avx2, avx512; arm64: neon, built and run
+ * under qemu-aarch64 by make check-user-arm64). GUAC_TEST_REQUIRE="neon ..."
+ * makes an implementation this CPU lacks a failure, not a skip.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,6 +73,13 @@ static void check_vectors(enum guac_impl impl)
 		memset(buf, 0, sizeof(buf));
 		guac_fill(impl, buf, v->block, 0, v->len);
 		assert_memory_equal(buf, v->bytes, v->len);
+		/* From odd bytes inside it, to odd lengths short of its end. */
+		for (lead = 1; lead + 2 < v->len; lead += 13) {
+			memset(buf, 0, sizeof(buf));
+			guac_fill(impl, buf, v->block + lead / GUAC_BLOCK_SIZE,
+				  lead % GUAC_BLOCK_SIZE, v->len - lead - lead % 3);
+			assert_memory_equal(buf, v->bytes + lead, v->len - lead - lead % 3);
+		}
 	}
 }
 
@@ -90,13 +100,20 @@ static void check_against_generic(enum guac_impl impl)
 		unsigned int skip = r & 63;
 		size_t len;
 
-		/* A third of the starts sit within 40 blocks of the 2^64 wrap. */
-		switch ((r >> 8) % 3) {
+		/*
+		 * A quarter of the starts sit within 40 blocks of the 2^64 wrap,
+		 * a quarter within 40 of the 2^32 one (the low counter word's
+		 * carry into the high word).
+		 */
+		switch ((r >> 8) % 4) {
 		case 0:
 			block = UINT64_MAX - (test_rand() % 40);
 			break;
 		case 1:
 			block = test_rand() % 100000;
+			break;
+		case 2:
+			block = 0xffffffffULL - (test_rand() % 40);
 			break;
 		default:
 			block = test_rand();
@@ -145,9 +162,13 @@ static void test_impls_match_generic(void **state)
 static void check_steps(enum guac_impl impl)
 {
 	static void (*const steps[GUAC_IMPL_COUNT])(u8 *, u64, size_t) = {
+#if defined(__x86_64__)
 		[GUAC_IMPL_SSE2] = guac_steps_sse2,
 		[GUAC_IMPL_AVX2] = guac_steps_avx2,
 		[GUAC_IMPL_AVX512] = guac_steps_avx512,
+#elif defined(__aarch64__)
+		[GUAC_IMPL_NEON] = guac_steps_neon,
+#endif
 	};
 	static const u64 starts[] = {
 		0, 0xffffffffULL - 3, 0xffffffffULL - 16, 0xffffffffULL - 20,
@@ -203,35 +224,62 @@ static void test_split_requests(void **state)
 	}
 }
 
+/* The SIMD features of this architecture, and which implementation they allow. */
+#if defined(__x86_64__)
+static const unsigned int simd_bits[] = { GUAC_CPU_SSE2, GUAC_CPU_AVX2, GUAC_CPU_AVX512 };
+
+static enum guac_impl expected_best(unsigned int allowed)
+{
+	enum guac_impl expect = GUAC_IMPL_GENERIC;
+
+	/* Each implementation needs every narrower one (remainders cascade). */
+	if (allowed & GUAC_CPU_SSE2) {
+		expect = GUAC_IMPL_SSE2;
+		if (allowed & GUAC_CPU_AVX2) {
+			expect = GUAC_IMPL_AVX2;
+			if (allowed & GUAC_CPU_AVX512)
+				expect = GUAC_IMPL_AVX512;
+		}
+	}
+	return expect;
+}
+#elif defined(__aarch64__)
+/* RNDR is no implementation's: masking it changes nothing. */
+static const unsigned int simd_bits[] = { GUAC_CPU_NEON, GUAC_CPU_RNDR };
+
+static enum guac_impl expected_best(unsigned int allowed)
+{
+	return allowed & GUAC_CPU_NEON ? GUAC_IMPL_NEON : GUAC_IMPL_GENERIC;
+}
+#else
+static const unsigned int simd_bits[] = { 0 };
+
+static enum guac_impl expected_best(unsigned int allowed)
+{
+	(void)allowed;
+	return GUAC_IMPL_GENERIC;
+}
+#endif
+
 /* Every subset of the SIMD features picks the widest implementation it allows. */
 static void test_feature_subsets(void **state)
 {
-	static const unsigned int bits[] = { GUAC_CPU_SSE2, GUAC_CPU_AVX2, GUAC_CPU_AVX512 };
 	static u8 got[20000], want[20000];
 	unsigned int subset, i;
 
 	(void)state;
 	guac_fill(GUAC_IMPL_GENERIC, want, UINT64_MAX - 100, 9, sizeof(want));
-	for (subset = 0; subset < 8; subset++) {
+	for (subset = 0; subset < 1u << ARRAY_SIZE(simd_bits); subset++) {
 		unsigned int mask = ~0u, allowed;
-		enum guac_impl expect = GUAC_IMPL_GENERIC, best;
+		enum guac_impl best;
 
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < ARRAY_SIZE(simd_bits); i++)
 			if (!(subset & (1u << i)))
-				mask &= ~bits[i];
+				mask &= ~simd_bits[i];
 		guac_cpu_restrict(mask);
 		allowed = detected & mask;
-		/* Each implementation needs every narrower one (remainders cascade). */
-		if (allowed & GUAC_CPU_SSE2) {
-			expect = GUAC_IMPL_SSE2;
-			if (allowed & GUAC_CPU_AVX2) {
-				expect = GUAC_IMPL_AVX2;
-				if (allowed & GUAC_CPU_AVX512)
-					expect = GUAC_IMPL_AVX512;
-			}
-		}
 		best = guac_impl_best();
-		assert_int_equal(best, expect);
+		assert_int_equal(best, expected_best(allowed));
 		assert_int_equal(guac_cpu_features(), allowed);
 		for (i = 0; i < GUAC_IMPL_COUNT; i++)
 			if (guac_impl_usable(i, allowed))
@@ -254,6 +302,35 @@ static void test_impl_names(void **state)
 	assert_int_equal(guac_impl_parse("auto"), guac_impl_best());
 	assert_int_equal(guac_impl_parse("avx1024"), -1);
 	assert_int_equal(guac_impl_parse(""), -1);
+	/* Another architecture's implementations are unknown names here. */
+#if defined(__x86_64__)
+	assert_int_equal(guac_impl_parse("neon"), -1);
+	assert_string_equal(guac_impl_choices(), "auto, generic, sse2, avx2 or avx512");
+#elif defined(__aarch64__)
+	assert_int_equal(guac_impl_parse("avx2"), -1);
+	assert_int_equal(guac_impl_parse("sse2"), -1);
+	assert_string_equal(guac_impl_choices(), "auto, generic or neon");
+#endif
+}
+
+/* GUAC_TEST_REQUIRE: implementations that must be usable here (a CI that expects them). */
+static void test_required_impls(void **state)
+{
+	const char *req = getenv("GUAC_TEST_REQUIRE");
+	char name[32];
+	int n, impl;
+
+	(void)state;
+	while (req && sscanf(req, " %31s%n", name, &n) == 1) {
+		req += n;
+		impl = guac_impl_parse(name);
+		if (impl < 0)
+			fail_msg("GUAC_TEST_REQUIRE: '%s' is not an implementation of this build (%s)",
+				 name, guac_impl_choices());
+		if (!guac_impl_usable(impl, detected))
+			fail_msg("GUAC_TEST_REQUIRE: '%s' is not supported by this CPU", name);
+		print_message("[   INFO   ] %s required and supported\n", name);
+	}
 }
 
 static void test_pos_advance(void **state)
@@ -318,13 +395,19 @@ int main(void)
 		cmocka_unit_test(test_split_requests),
 		cmocka_unit_test(test_feature_subsets),
 		cmocka_unit_test(test_impl_names),
+		cmocka_unit_test(test_required_impls),
 		cmocka_unit_test(test_pos_advance),
 		cmocka_unit_test(test_parse_sizes),
 	};
 
 	detected = guac_cpu_detect();
+#if defined(__x86_64__)
 	print_message("[   INFO   ] CPU features: sse2=%d avx2=%d avx512=%d\n",
 		      !!(detected & GUAC_CPU_SSE2), !!(detected & GUAC_CPU_AVX2),
 		      !!(detected & GUAC_CPU_AVX512));
+#elif defined(__aarch64__)
+	print_message("[   INFO   ] CPU features: neon=%d rndr=%d\n",
+		      !!(detected & GUAC_CPU_NEON), !!(detected & GUAC_CPU_RNDR));
+#endif
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -95,14 +95,19 @@ int vt_cmd_origin(int argc, char **argv)
 	return 0;
 }
 
+/* The implementations of the architecture guac-vmtest is built for (the guest's). */
 static const struct {
 	const char *name;
 	uint32_t id, feature;
 } vt_impls[] = {
 	{ "generic", GUAC_IMPL_ID_GENERIC, 0 },
+#if defined(__x86_64__)
 	{ "sse2", GUAC_IMPL_ID_SSE2, GUAC_FEAT_SSE2 },
 	{ "avx2", GUAC_IMPL_ID_AVX2, GUAC_FEAT_AVX2 },
 	{ "avx512", GUAC_IMPL_ID_AVX512, GUAC_FEAT_AVX512 },
+#elif defined(__aarch64__)
+	{ "neon", GUAC_IMPL_ID_NEON, GUAC_FEAT_NEON },
+#endif
 };
 
 int vt_cmd_info(int argc, char **argv)

@@ -107,14 +107,19 @@ static void bench_memcpy_close(struct bench_thread *t)
 }
 
 #define BENCH_CORE_SOURCE(i, label) \
-	{ .name = label, .impl = i, .open = bench_core_open, .fill = bench_core_fill }
+	[i] = { .name = label, .impl = i, .open = bench_core_open, .fill = bench_core_fill }
 
+/* The architecture's implementations first, at their own index (guac_impl_best()). */
 const struct bench_source bench_core_sources[] = {
 	BENCH_CORE_SOURCE(GUAC_IMPL_GENERIC, "guac-generic"),
+#if defined(__x86_64__)
 	BENCH_CORE_SOURCE(GUAC_IMPL_SSE2, "guac-sse2"),
 	BENCH_CORE_SOURCE(GUAC_IMPL_AVX2, "guac-avx2"),
 	BENCH_CORE_SOURCE(GUAC_IMPL_AVX512, "guac-avx512"),
-	{ .name = BENCH_CHACHA20, .open = bench_chacha_open, .fill = bench_evp_fill,
+#elif defined(__aarch64__)
+	BENCH_CORE_SOURCE(GUAC_IMPL_NEON, "guac-neon"),
+#endif
+	[GUAC_IMPL_COUNT] = { .name = BENCH_CHACHA20, .open = bench_chacha_open, .fill = bench_evp_fill,
 	  .close = bench_evp_close },
 	{ .name = "aes128-ctr-evp", .open = bench_aes_ctr_open, .fill = bench_evp_fill,
 	  .close = bench_evp_close },

@@ -25,7 +25,27 @@
 #define BENCH_MAX_SIZE (1ULL << 30)
 #define BENCH_MAX_LIST 32
 #define BENCH_MAX_SOURCES 16
-#define BENCH_CPU_REQUEST 64		/* RDRAND/RDSEED: eight words per request */
+#define BENCH_CPU_REQUEST 64		/* RDRAND/RDSEED, RNDR/RNDRRS: eight words a request */
+
+/* What the help says that depends on the architecture: its implementations and instructions. */
+#if defined(__x86_64__)
+#define BENCH_HELP_IMPLS "-sse2, -avx2, -avx512"
+#define BENCH_HELP_INSNS "the RDRAND and RDSEED instructions"
+#define BENCH_HELP_SEED "RDSEED"
+#define BENCH_HELP_IMPL_OPT "auto, generic, sse2, avx2 or\n" \
+	"                      avx512 (default auto, the best this CPU supports)\n"
+#elif defined(__aarch64__)
+#define BENCH_HELP_IMPLS "-neon"
+#define BENCH_HELP_INSNS "the RNDR and RNDRRS instructions"
+#define BENCH_HELP_SEED "RNDR"
+#define BENCH_HELP_IMPL_OPT "auto, generic or neon (default\n" \
+	"                      auto, the best this CPU supports)\n"
+#else
+#define BENCH_HELP_IMPLS "the only one"
+#define BENCH_HELP_INSNS "the CPU's random instructions (none here)"
+#define BENCH_HELP_SEED "random instruction"
+#define BENCH_HELP_IMPL_OPT "auto or generic\n"
+#endif
 #define BENCH_NONCE_BATCH 4096		/* amortized: one request serves 256 values */
 
 static const size_t bench_default_sizes[] = { 16, 64, 1 << 10, 4 << 10, 64 << 10, 1 << 20 };
@@ -43,7 +63,7 @@ static void bench_usage(FILE *f)
 		"Usage: guac bench [core|dev|hwrng|nonce|kpath|small|parallel|all] [OPTIONS]\n\n"
 		"Measure sources of random bytes side by side (default: all suites).\n\n"
 		"  core   the userspace guacamole core, one row per implementation (guac-generic,\n"
-		"         -sse2, -avx2, -avx512), and yardsticks: libcrypto's EVP ChaCha20\n"
+		"         " BENCH_HELP_IMPLS "), and yardsticks: libcrypto's EVP ChaCha20\n"
 		"         encrypting zeros (chacha20-evp, what `openssl speed -evp chacha20`\n"
 		"         measures), EVP AES-128-CTR encrypting zeros (aes128-ctr-evp, as\n"
 		"         `openssl speed -evp aes-128-ctr`) and memcpy of the request size from\n"
@@ -51,7 +71,7 @@ static void bench_usage(FILE *f)
 		"         gives its ratio to ChaCha20 at the same size and threads, per\n"
 		"         CPU-second\n"
 		"  dev    /dev/guac (pread), /dev/hwrng, /dev/urandom (read) and getrandom(2)\n"
-		"  hwrng  /dev/hwrng, and the RDRAND and RDSEED instructions from userspace in\n"
+		"  hwrng  /dev/hwrng, and " BENCH_HELP_INSNS " from userspace in\n"
 		"         %d-byte requests: ns per 64-bit word per thread, success rate and\n"
 		"         retries per word\n"
 		"  nonce  latency per %d-byte value on one thread: one request per value\n"
@@ -80,8 +100,7 @@ static void bench_usage(FILE *f)
 		"                      reported (default %d)\n"
 		"      --csv           CSV on standard output instead of the table\n"
 		"      --json          JSON on standard output instead of the table\n"
-		"      --impl NAME     kpath, small and parallel: auto, generic, sse2, avx2 or\n"
-		"                      avx512 (default auto, the best this CPU supports)\n"
+		"      --impl NAME     kpath, small and parallel: " BENCH_HELP_IMPL_OPT
 		"      --plot FILE     also write a PNG (gnuplot): throughput and per-core speed\n"
 		"                      against request size on one thread, and throughput\n"
 		"                      against threads at 64K\n"
@@ -89,7 +108,7 @@ static void bench_usage(FILE *f)
 		"Throughput is MB/s (10^6 bytes per second) over all threads, and per\n"
 		"CPU-second (MB per second of CPU time the threads got: the per-core speed,\n"
 		"steady on a loaded machine). A source that this machine lacks (no /dev/guac\n"
-		"without the module, no RDSEED on the CPU) is reported as absent, never as\n"
+		"without the module, no " BENCH_HELP_SEED " on the CPU) is reported as absent, never as\n"
 		"zero. Benchmarks measure; they assert nothing.\n"
 		"Exit status: 0 on success, 2 on a usage error or when the plot fails.\n",
 		BENCH_CPU_REQUEST, BENCH_NONCE_SIZE, BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK,

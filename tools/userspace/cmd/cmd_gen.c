@@ -24,13 +24,14 @@ static void gen_usage(FILE *f)
 		"  -n, --length BYTES  bytes to write (default: unbounded, until the reader\n"
 		"                      closes the pipe)\n"
 		"      --origin BLOCK  block index added to the position, mod 2^64 (default 0)\n"
-		"      --impl NAME     auto, generic, sse2, avx2 or avx512 (default auto)\n"
+		"      --impl NAME     %s (default auto)\n"
 		"      --version       print the version\n"
 		"  -h, --help          show this help\n\n"
 		GUAC_NUMBERS_HELP
 		"Without --length, a closed pipe ends the output quietly with status 0; with\n"
 		"it, a reader that goes away before --length bytes is an error.\n"
-		"Exit status: 0 on success, 2 on a usage or write error or a short --length.\n");
+		"Exit status: 0 on success, 2 on a usage or write error or a short --length.\n",
+		guac_impl_choices());
 }
 
 int guac_cmd_gen(int argc, char **argv)

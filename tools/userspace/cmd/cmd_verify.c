@@ -68,7 +68,7 @@ static void verify_usage(FILE *f)
 		"                       the class changes:\n"
 		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n"
 		"      --json           print a JSON summary on standard output instead of text\n"
-		"      --impl NAME      generator: auto, generic, sse2, avx2 or avx512\n"
+		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
 		"Reports OK with the byte count and throughput, or each bad range (whole\n"
@@ -91,7 +91,7 @@ static void verify_usage(FILE *f)
 		"matched; the OK line names a shard or sub-range when it checked one.\n"
 		"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
 		"2 a usage error or unreadable sectors, 130 interrupted.\n",
-		guac_nr_cpus(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
+		guac_nr_cpus(), guac_impl_choices(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
 }
 
 /*

@@ -78,7 +78,7 @@ static void write_usage(FILE *f)
 		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
-		"      --impl NAME      generator: auto, generic, sse2, avx2, avx512\n"
+		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
 		"With O_DIRECT, --seek, --length and --bs must be multiples of the sector size.\n"
@@ -87,7 +87,7 @@ static void write_usage(FILE *f)
 		"A progress line (bytes, rate, ETA) goes to standard error when it is a terminal.\n"
 		GUAC_NUMBERS_HELP "\n"
 		"Exit status: 0 written and fsynced, 2 a usage or I/O error (ENOSPC, EIO),\n"
-		"130 interrupted.\n");
+		"130 interrupted.\n", guac_impl_choices());
 }
 
 static int write_parse(struct write_args *a, int argc, char **argv)

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
-/* CPU feature detection and implementation choice for userspace. */
+/* CPU feature detection on x86-64: cpuid, and xgetbv for the OS's support. */
+#ifndef __x86_64__
+#error "cpu_x86.c is for x86-64 only"
+#endif
 #include <cpuid.h>
-#include <string.h>
 #include "libguac.h"
 
 #define XCR0_SSE_YMM 0x06u		/* XMM and YMM state */
 #define XCR0_AVX512 0xe0u		/* opmask, ZMM_Hi256, Hi16_ZMM state */
 
-static unsigned int guac_cpu_mask = ~0u;
+/* An implementation needs its own feature and every narrower one. */
+const unsigned int guac_impl_needs[GUAC_IMPL_COUNT] = {
+	[GUAC_IMPL_GENERIC] = 0,
+	[GUAC_IMPL_SSE2] = GUAC_CPU_SSE2,
+	[GUAC_IMPL_AVX2] = GUAC_CPU_SSE2 | GUAC_CPU_AVX2,
+	[GUAC_IMPL_AVX512] = GUAC_CPU_SSE2 | GUAC_CPU_AVX2 | GUAC_CPU_AVX512,
+};
 
 static unsigned long long guac_xgetbv0(void)
 {
@@ -43,58 +51,4 @@ unsigned int guac_cpu_detect(void)
 	    (xcr0 & (XCR0_SSE_YMM | XCR0_AVX512)) == (XCR0_SSE_YMM | XCR0_AVX512))
 		features |= GUAC_CPU_AVX512;
 	return features;
-}
-
-unsigned int guac_cpu_features(void)
-{
-	static unsigned int detected;
-	static bool done;
-
-	if (!done) {
-		detected = guac_cpu_detect();
-		done = true;
-	}
-	return detected & guac_cpu_mask;
-}
-
-void guac_cpu_restrict(unsigned int mask)
-{
-	guac_cpu_mask = mask;
-}
-
-bool guac_impl_usable(enum guac_impl impl, unsigned int features)
-{
-	static const unsigned int needs[GUAC_IMPL_COUNT] = {
-		[GUAC_IMPL_GENERIC] = 0,
-		[GUAC_IMPL_SSE2] = GUAC_CPU_SSE2,
-		[GUAC_IMPL_AVX2] = GUAC_CPU_SSE2 | GUAC_CPU_AVX2,
-		[GUAC_IMPL_AVX512] = GUAC_CPU_SSE2 | GUAC_CPU_AVX2 | GUAC_CPU_AVX512,
-	};
-
-	if ((unsigned int)impl >= GUAC_IMPL_COUNT)
-		return false;
-	return (features & needs[impl]) == needs[impl];
-}
-
-enum guac_impl guac_impl_best(void)
-{
-	unsigned int features = guac_cpu_features();
-	int impl;
-
-	for (impl = GUAC_IMPL_COUNT - 1; impl > GUAC_IMPL_GENERIC; impl--)
-		if (guac_impl_usable(impl, features))
-			return impl;
-	return GUAC_IMPL_GENERIC;
-}
-
-int guac_impl_parse(const char *name)
-{
-	int impl;
-
-	if (!strcmp(name, "auto"))
-		return guac_impl_best();
-	for (impl = 0; impl < GUAC_IMPL_COUNT; impl++)
-		if (!strcmp(name, guac_impl_names[impl]))
-			return impl;
-	return -1;
 }

@@ -104,7 +104,7 @@ int guac_parse_impl(const char *s)
 	int impl = guac_impl_parse(s);
 
 	if (impl < 0) {
-		guac_err("unknown implementation '%s' (auto, generic, sse2, avx2, avx512)", s);
+		guac_err("unknown implementation '%s' (this build has %s)", s, guac_impl_choices());
 		exit(GUAC_EXIT_ERROR);
 	}
 	if (!guac_impl_usable(impl, guac_cpu_features())) {

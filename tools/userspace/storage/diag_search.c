@@ -34,7 +34,10 @@
  * fastest (docs/cost-model.md): AVX-512 one group of 16 lanes, AVX2 two
  * groups of 8 (independent work to hide the rotate latency), SSE2 one group
  * of 4. One 16-lane vector split by the compiler into AVX2 halves spills
- * twice as much and ran at 0.45 of the core's AVX2 speed.
+ * twice as much and ran at 0.45 of the core's AVX2 speed. The 4-lane width
+ * is the baseline of every 64-bit target: SSE2 on x86-64, NEON on arm64 (the
+ * NEON implementation, and the portable one's fast path); the wider ones are
+ * x86-64's only.
  */
 typedef uint32_t diag_vec16 __attribute__((vector_size(64)));
 typedef uint32_t diag_vec8 __attribute__((vector_size(32)));
@@ -134,8 +137,10 @@ typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
 			keys[i] = (uint64_t)w4[i] | (uint64_t)w9[i] << 32;	\
 	}
 
+#if defined(__x86_64__)
 DIAG_STEP_FN(diag_step16, diag_vec16, 16, 1, diag16_double_round)
 DIAG_STEP_FN(diag_step8x2, diag_vec8, 8, 2, diag8_double_round)
+#endif
 DIAG_STEP_FN(diag_step4, diag_vec4, 4, 1, diag4_double_round)
 
 /* @n a multiple of DIAG_STEP_BLOCKS; @per blocks per call of @step. */
@@ -149,7 +154,7 @@ DIAG_STEP_FN(diag_step4, diag_vec4, 4, 1, diag4_double_round)
 			step(keys + j, first + j * stride, stride);		\
 	}
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 DIAG_KEYS_FN(diag_keys_avx512, __attribute__((target("avx512f"))), diag_step16, 16)
 DIAG_KEYS_FN(diag_keys_avx2, __attribute__((target("avx2"))), diag_step8x2, 16)
 #endif
@@ -158,7 +163,7 @@ DIAG_KEYS_FN(diag_keys_base, , diag_step4, 4)
 static void diag_keys_whole(enum guac_impl impl, uint64_t *keys, uint64_t first,
 			    uint64_t stride, size_t n)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 	/* The caller checked @impl against the CPU, as for guac_fill(). */
 	if (impl == GUAC_IMPL_AVX512) {
 		diag_keys_avx512(keys, first, stride, n);

@@ -6,6 +6,8 @@
 #   make demo         end to end in a VM: install deps, build, boot a Debian kernel, show it
 #   make check        every test suite (userspace, VM on Debian 6.1 and 6.12, KUnit, debug kernel)
 #   make install      modules_install + depmod (run as root on the target machine)
+#   make guac-arm64   static aarch64 guac and guac-vmtest in build/arm64/ (cross-built on amd64);
+#                     make check-user-arm64 tests them under qemu-aarch64 (part of make check)
 
 KDIR  ?= /lib/modules/$(shell uname -r)/build
 TOP   := $(CURDIR)
@@ -72,4 +74,5 @@ clean:
 # Each suite's targets live in its own fragment.
 include $(sort $(wildcard scripts/make/*.mk))
 
-.PHONY: all module module-clean install tools deps check-user checkpatch check check-suites check-host clean
+.PHONY: all module module-clean install tools deps check-user checkpatch check check-suites check-host clean \
+	guac-arm64 check-user-arm64

@@ -51,8 +51,11 @@ same_bytes() {
 same_bytes "1 MiB from 0" "--length 1M"
 same_bytes "odd offset and length" "--offset 12345 --length 1000003"
 same_bytes "one byte short of a step" "--offset 64 --length 255"
-same_bytes "across the 2^32 block wrap" "--origin 0xffffffd3 --offset 7 --length 65531"
-same_bytes "across the 2^64 block wrap" "--origin 0xffffffffffffffd3 --offset 61 --length 99999"
+# The whole blocks start at 0xffffffd3 (...d3 for 2^64), so that a 4-block
+# step straddles the wrap (0xffffffff, 0x100000000, ...): its lanes carry.
+same_bytes "a step across the 2^32 block wrap" "--origin 0xffffffd2 --offset 7 --length 65531"
+same_bytes "a step across the 2^64 block wrap" "--origin 0xffffffffffffffd2 --offset 61 --length 99999"
+same_bytes "from 2 blocks before the 2^32 wrap" "--origin 0xfffffffe --length 4096"
 
 guac gen --impl avx2 --length 64 >"$tmp/out" 2>"$tmp/err"
 rc=$?

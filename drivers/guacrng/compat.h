@@ -100,6 +100,17 @@ static inline void guac_kernel_neon_end(struct guac_neon_state *state)
 #endif /* CONFIG_ARM64 */
 
 /*
+ * A stack variable CONFIG_INIT_STACK_ALL_ZERO need not zero, because it is
+ * written before it is read: the kernel's __uninitialized where it has one
+ * (with 7.x's scoped_ksimd(), for the same NEON state buffer).
+ */
+#ifdef __uninitialized
+#define guac_uninitialized __uninitialized
+#else
+#define guac_uninitialized
+#endif
+
+/*
  * Whether may_use_simd() is false inside a section the task has open:
  * always on x86 (irq_fpu_usable() sees kernel_fpu_begin()), on arm64 only
  * up to 6.7.

@@ -60,7 +60,8 @@ bool guac_impl_supported(enum guac_impl impl)
 bool guac_generate_impl(enum guac_impl impl, u8 *buf, u64 block,
 			unsigned int skip, size_t len)
 {
-	struct guac_simd_state state;
+	/* Written by each section's begin before anything reads it. */
+	struct guac_simd_state state guac_uninitialized;
 
 	if (impl == GUAC_IMPL_GENERIC) {
 		guac_fill(GUAC_IMPL_GENERIC, buf, block, skip, len);

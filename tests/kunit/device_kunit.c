@@ -427,6 +427,15 @@ static void dev_test_open_modes(struct kunit *test)
 	}
 }
 
+/* The uapi's implementation numbers and the names they stand for. */
+static const char *const device_impl_ids[] = {
+	[GUAC_IMPL_ID_GENERIC] = "generic",
+	[GUAC_IMPL_ID_SSE2] = "sse2",
+	[GUAC_IMPL_ID_AVX2] = "avx2",
+	[GUAC_IMPL_ID_AVX512] = "avx512",
+	[GUAC_IMPL_ID_NEON] = "neon",
+};
+
 static void dev_test_ioctl_rejected(struct kunit *test)
 {
 	struct dev_test_ctx *ctx = test->priv;
@@ -441,8 +450,11 @@ static void dev_test_ioctl_rejected(struct kunit *test)
 						       (unsigned long)ctx->ubuf), 0);
 	KUNIT_ASSERT_EQ(test, copy_from_user(&info, ctx->ubuf, sizeof(info)), 0);
 	KUNIT_EXPECT_EQ(test, info.version, GUAC_UAPI_VERSION);
-	KUNIT_EXPECT_EQ(test, info.impl, (u32)guac_impl_active());
+	KUNIT_EXPECT_EQ(test, info.impl, guac_impl_id(guac_impl_active()));
 	KUNIT_EXPECT_STREQ(test, info.impl_name, guac_impl_names[guac_impl_active()]);
+	/* The id is the uapi's number for the name, on every architecture. */
+	KUNIT_ASSERT_LT(test, info.impl, (u32)ARRAY_SIZE(device_impl_ids));
+	KUNIT_EXPECT_STREQ(test, info.impl_name, device_impl_ids[info.impl]);
 	KUNIT_EXPECT_EQ(test, info.reserved, 0U);
 }
 

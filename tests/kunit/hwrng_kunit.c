@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the RDRAND/RDSEED hwrng's data path and health tests, over a
+ * KUnit: the hwrng's data path and health tests, over a
  * scripted instruction double. A script is a list of steps (so many tries
  * giving fresh words, CF=0, a stuck word, all ones or all zeros), the last
  * repeating forever; fresh words are guac_insn_test_word(try), so every byte
  * delivered can be traced to the try that produced it. These complement the
- * load-time self-test (hwrng_selftest.c), which runs the named doubles. The
- * last case runs the real RDSEED and RDRAND where the CPU has them.
+ * load-time self-test (hwrng_selftest.c), which runs the named doubles; all
+ * of them are the same on every architecture. The last case runs the real
+ * instructions where the CPU has them: RDSEED and RDRAND on x86-64, RNDRRS
+ * and RNDR on arm64.
  */
 #include <kunit/test.h>
 #include <linux/bits.h>
@@ -392,32 +394,32 @@ static void hw_test_health_recovery(struct kunit *test)
 /* ====================== the real instructions ====================== */
 
 /*
- * RDSEED and RDRAND themselves, through the instruction layer the hwrng reads
- * (guac_insn_cpu), where the CPU has them: the doubles above prove the logic,
- * this proves the asm and the CF test on a real (or emulated) CPU. Each word
- * must come within the budget the hwrng gives it (RDSEED: a waiting reader's,
- * with the same pause between tries), and the words must not all be equal.
- * Then the whole data path over the real instruction: start-up window, health
- * tests, bytes. A CPU without the instruction (QEMU's TCG has no RDSEED) skips
- * with the reason; the Bochs suite (make check-avx512) runs both for real.
+ * The CPU's instructions themselves, through the instruction layer the hwrng
+ * reads (guac_insn_cpu), where the CPU has them: the doubles above prove the
+ * logic, this proves the asm and the success flag (x86: CF; arm64: NZCV.Z
+ * clear) on a real (or emulated) CPU. Each word must come within the budget
+ * the hwrng gives it (RDSEED, RNDRRS: a waiting reader's, with the same pause
+ * between tries), and the words must not all be equal. Then the whole data
+ * path over the real instruction: start-up window, health tests, bytes. A
+ * CPU without the instruction (QEMU's TCG has no RDSEED; arm64 CPUs before
+ * FEAT_RNG) skips with the reason; the Bochs suite (make check-avx512) runs
+ * RDSEED and RDRAND for real, QEMU's -cpu max RNDR and RNDRRS.
  */
 #define HW_CPU_WORDS 64
 
 struct hw_cpu_case {
-	const char *name;
-	bool rdseed;
-	u32 feature;
+	bool rdseed;		/* guac_insn_names[] index */
 	unsigned int budget;
 };
 
 static const struct hw_cpu_case hw_cpu_cases[] = {
-	{ "RDSEED", true, GUAC_FEAT_RDSEED, GUAC_RDSEED_TRIES_WAIT },
-	{ "RDRAND", false, GUAC_FEAT_RDRAND, GUAC_RDRAND_TRIES },
+	{ true, GUAC_RDSEED_TRIES_WAIT },
+	{ false, GUAC_RDRAND_TRIES },
 };
 
 static void hw_cpu_desc(const struct hw_cpu_case *c, char *desc)
 {
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, guac_insn_names[c->rdseed].insn, KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(hw_cpu, hw_cpu_cases, hw_cpu_desc);
@@ -425,6 +427,7 @@ KUNIT_ARRAY_PARAM(hw_cpu, hw_cpu_cases, hw_cpu_desc);
 static void hw_test_cpu_insn(struct kunit *test)
 {
 	const struct hw_cpu_case *c = test->param_value;
+	const char *name = guac_insn_names[c->rdseed].insn;
 	u64 *words = kunit_kcalloc(test, HW_CPU_WORDS, sizeof(*words), GFP_KERNEL);
 	struct guac_hwrng_src *src = kunit_kzalloc(test, sizeof(*src), GFP_KERNEL);
 	unsigned int i, tries, retries = 0, most = 0, distinct = 0;
@@ -434,9 +437,9 @@ static void hw_test_cpu_insn(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	KUNIT_ASSERT_NOT_NULL(test, src);
-	if (!(guac_cpu_features() & c->feature))
+	if (!(guac_cpu_features() & guac_insn_names[c->rdseed].feature))
 		kunit_skip(test, "this CPU has no %s: the real instruction is untested here",
-			   c->name);
+			   name);
 
 	guac_insn_init(&insn, &guac_insn_cpu);
 	for (i = 0; i < HW_CPU_WORDS; i++) {
@@ -450,7 +453,7 @@ static void hw_test_cpu_insn(struct kunit *test)
 				break;
 		}
 		KUNIT_ASSERT_LT_MSG(test, tries, c->budget,
-				    "%s word %u: CF clear on all %u tries", c->name, i,
+				    "%s word %u: failed all %u tries", name, i,
 				    c->budget);
 		retries += tries;
 		most = max(most, tries);
@@ -459,12 +462,12 @@ static void hw_test_cpu_insn(struct kunit *test)
 		if (words[i] != words[0])
 			distinct++;
 	KUNIT_EXPECT_GT_MSG(test, distinct, 0, "%s gave %u words all equal to %#llx",
-			    c->name, HW_CPU_WORDS, words[0]);
+			    name, HW_CPU_WORDS, words[0]);
 	kunit_info(test, "%s: %u words via guac_insn_cpu, %u retries (at most %u for one word)\n",
-		   c->name, HW_CPU_WORDS, retries, most);
+		   name, HW_CPU_WORDS, retries, most);
 
 	/*
-	 * The hwrng's data path on the real instruction: a dry RDSEED may
+	 * The hwrng's data path on the real instruction: a dry RDSEED or RNDRRS may
 	 * return 0 (the hw_random core calls again), so a few calls, each
 	 * with the waiting budget; none may fail or trip a health test.
 	 */
@@ -472,16 +475,16 @@ static void hw_test_cpu_insn(struct kunit *test)
 	for (calls = 0; calls < 16 && got < (int)sizeof(buf); calls++) {
 		int ret = guac_hwrng_fill(src, buf + got, sizeof(buf) - got, true);
 
-		KUNIT_ASSERT_GE_MSG(test, ret, 0, "%s: guac_hwrng_fill failed", c->name);
+		KUNIT_ASSERT_GE_MSG(test, ret, 0, "%s: guac_hwrng_fill failed", name);
 		got += ret;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, got, (int)sizeof(buf), "%s: %d of %zu bytes in %d calls",
-			    c->name, got, sizeof(buf), calls);
+			    name, got, sizeof(buf), calls);
 	KUNIT_EXPECT_EQ(test, hw_stat(&src->stats.failures), 0);
 	KUNIT_EXPECT_EQ(test, hw_stat(&src->stats.health_failures), 0);
 	KUNIT_EXPECT_TRUE(test, guac_health_ok(&src->health));
 	KUNIT_EXPECT_NOT_NULL_MSG(test, memchr_inv(buf, buf[0], sizeof(buf)),
-				  "%s: 64 bytes all %#x", c->name, buf[0]);
+				  "%s: 64 bytes all %#x", name, buf[0]);
 }
 
 static struct kunit_case hw_test_cases[] = {

@@ -3,7 +3,8 @@
 """The arm64 NEON step (core_neon.c) as compiled, and what it can reach on
 Neoverse N1, V1 and V2: the model of docs/cost-model.md, section 6.
 
-    scripts/bench/neon-mix.py [--out DIR] [--headers DIR]... [--two-groups] [OBJECT...]
+    scripts/bench/neon-mix.py [--out DIR] [--headers DIR]... [--two-groups] [--eor3]
+                              [OBJECT...]
 
 With no OBJECT, compiles drivers/guacrng/core_neon.c to DIR (default
 build/bench/neon) with every compiler found:
@@ -22,6 +23,8 @@ build/bench/neon) with every compiler found:
                             flags of drivers/guacrng/Kbuild
   gcc-user-two-groups       with --two-groups: a copy of the source with two
                             groups of 4 blocks, an experiment (not shipped)
+  *-user-eor3               with --eor3: a copy whose step is add, shl and
+                            ushr, eor3 (FEAT_SHA3), an experiment (not shipped)
 
 and counts every instruction of guac_steps_neon's main loop (the span of its
 longest backward branch) from `objdump -d`, by the classes of the cost model,
@@ -97,7 +100,8 @@ CORES = {
         lat_valu=2, lat_shift=2,
         store={"str": (1, 1), "stur": (1, 1), "stp": (1, 1)},
         load={"ldr": (1, 6), "ldur": (1, 6), "ldp": (2, 6)},
-        lpipes=2, ld_only=1, width=8, window=256),
+        lpipes=2, ld_only=1, width=8, window=256,
+        eor3=["V0"]),      # taken as V2's: the V1 figure was not found
     "V2": dict(
         clocks=[("Graviton4", 2.8), ("Grace", 3.1)],
         vpipes=["V0", "V1", "V2", "V3"],
@@ -105,7 +109,8 @@ CORES = {
         lat_valu=2, lat_shift=2,
         store={"str": (1, 1), "stur": (1, 1), "stp": (1, 2)},
         load={"ldr": (1, 6), "ldur": (1, 6), "ldp": (2, 6)},
-        lpipes=2, ld_only=1, width=6, window=320),
+        lpipes=2, ld_only=1, width=6, window=320,
+        eor3=["V0"]),      # 2 cycles, one a cycle, V0 (the V2 guide)
 }
 
 INSN = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
@@ -120,7 +125,50 @@ def run(cmd):
     return r
 
 
-def build(out, headers, two_groups):
+def replace_in(path, old, new):
+    text = open(path).read()
+    if old not in text:
+        sys.exit(f"neon-mix: {os.path.basename(path)} no longer has: {old}")
+    open(path, "w").write(text.replace(old, new, 1))
+
+
+def experiments(two_groups, eor3, gcc, clang):
+    """Variants of the source that docs/cost-model.md, section 6, models
+    (not shipped): (name, compiler command, flags, edit of a copy)."""
+    out = []
+    if two_groups and gcc:
+        # Two groups of 4 blocks, as AVX2 and AVX-512 run.
+        out.append(("gcc-user-two-groups", [gcc], USER, lambda d: replace_in(
+            os.path.join(d, "core_simd.h"),
+            "#if GUAC_LANES == 4 || defined(__clang__)", "#if defined(__clang__)")))
+    if eor3:
+        # A step as add, then shl and ushr side by side, then eor3 (FEAT_SHA3)
+        # of the word and both shifts: 6 cycles of latency instead of 8.
+        def edit(d):
+            replace_in(os.path.join(d, "core_round.h"),
+                       "\tx[0][w] ^= guac_rotl(x[0][s] + x[0][t], r);\n"
+                       "\tif (n > 1)\n"
+                       "\t\tx[1][w] ^= guac_rotl(x[1][s] + x[1][t], r);",
+                       "\tGUAC_XOR_ROTL(x[0][w], x[0][s] + x[0][t], r);\n"
+                       "\tif (n > 1)\n"
+                       "\t\tGUAC_XOR_ROTL(x[1][w], x[1][s] + x[1][t], r);")
+            replace_in(os.path.join(d, "core_simd.h"), '#include "core_round.h"',
+                       "#define GUAC_XOR_ROTL(d, v, n) do {\\\n"
+                       "\tguac_vec s_ = (v), l_ = s_ << (n), r_ = s_ >> (32 - (n));\\\n"
+                       '\t__asm__("eor3 %0.16b, %0.16b, %1.16b, %2.16b"\\\n'
+                       '\t\t: "+w" (d) : "w" (l_), "w" (r_));\\\n'
+                       "} while (0)\n"
+                       '#include "core_round.h"')
+        sha3 = ["-march=armv8.2-a+sha3"]
+        if gcc:
+            out.append(("gcc-user-eor3", [gcc], USER + sha3, edit))
+        if clang:
+            out.append(("clang-user-eor3", [clang, "--target=aarch64-linux-gnu"],
+                        USER + sha3, edit))
+    return out
+
+
+def build(out, headers, two_groups, eor3):
     """Compile core_neon.c every way available; return [(label, object)]."""
     os.makedirs(out, exist_ok=True)
     objs = []
@@ -141,22 +189,15 @@ def build(out, headers, two_groups):
             obj = os.path.join(out, f"core_neon-{name}-{kind}.o")
             run(base + flags + ["-c", "-o", obj, SRC])
             objs.append((f"{name}-{kind}", obj))
-    if two_groups and gcc:
-        # The experiment of docs/cost-model.md, section 6: the same source
-        # with two groups of 4 blocks, as AVX2 and AVX-512 run (not shipped).
-        tmp = tempfile.mkdtemp(prefix="neon-two-")
+    for name, cc, flags, edit in experiments(two_groups, eor3, gcc, clang):
+        tmp = tempfile.mkdtemp(prefix="neon-exp-")
         try:
             for f in ("core_neon.c", "core_simd.h", "core_round.h"):
                 shutil.copy(os.path.join(ROOT, "drivers", "guacrng", f), tmp)
-            simd = os.path.join(tmp, "core_simd.h")
-            text = open(simd).read()
-            cond = "#if GUAC_LANES == 4 || defined(__clang__)"
-            if cond not in text:
-                sys.exit("neon-mix: core_simd.h no longer has: " + cond)
-            open(simd, "w").write(text.replace(cond, "#if defined(__clang__)"))
-            obj = os.path.join(out, "core_neon-gcc-user-two-groups.o")
-            run([gcc] + USER + ["-c", "-o", obj, os.path.join(tmp, "core_neon.c")])
-            objs.append(("gcc-user-two-groups (experiment)", obj))
+            edit(tmp)
+            obj = os.path.join(out, f"core_neon-{name}.o")
+            run(cc + flags + ["-c", "-o", obj, os.path.join(tmp, "core_neon.c")])
+            objs.append((f"{name} (experiment)", obj))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     for hdr in headers:
@@ -260,7 +301,7 @@ def classify(mnem, ops, stack_regs=()):
         if mnem == "bl":
             return "call (" + ops.split("<")[-1].rstrip(">") + ")", 1
         return "scalar and branches", 1
-    if mnem in ("add", "eor", "shl", "sri"):
+    if mnem in ("add", "eor", "shl", "sri", "eor3"):
         return mnem, 1
     if mnem in ("ushr", "orr"):
         return "ushr, orr (rotate not as shl+sri)", 1
@@ -334,6 +375,10 @@ def pipes_of(core, mnem, ops, cls):
     if cls.startswith("store"):
         slots, data = c["store"].get(mnem, (1, 1))
         return "S", c["stdata"], 0, slots, data
+    if mnem == "eor3":
+        if "eor3" not in c:
+            return "X", None, 0, 0, 0
+        return "V", c["eor3"], c["lat_valu"], 0, 1
     if cls in ("shl", "sri") or (mnem == "ushr" and (is_vec(ops) or
                                                     cls.startswith("counter"))):
         return "V", c["shift"], c["lat_shift"], 0, 1
@@ -507,7 +552,7 @@ def report(label, obj):
           + ("".join(f", inner loop {a:#x}-{b:#x} x{trips.get((a, b), 1)}"
                      for a, b in inner)))
     print(f"  {'per iteration':44} {'per iter':>8} {'per block':>9}")
-    order = ["instructions", "add", "eor", "shl", "sri",
+    order = ["instructions", "add", "eor", "eor3", "shl", "sri",
              "ushr, orr (rotate not as shl+sri)", "zip, uzp, trn, ext",
              "counter (dup, movi, cmhi, sub)",
              "counter (scalar in a vector register)", "register copy (mov)",
@@ -521,6 +566,9 @@ def report(label, obj):
         if k in counts:
             print(f"  {k:44} {counts[k]:8} {counts[k] / BLOCKS:9.2f}")
     for core, c in CORES.items():
+        if any(pipes_of(core, m, o, cl)[0] == "X" for _, m, o, cl in body):
+            print(f"  {core}: has no FEAT_SHA3 (eor3), not modelled")
+            continue
         t, parts = throughput(core, body)
         chain = chain_bound(core, body)
         sim = simulate(core, body)
@@ -542,13 +590,15 @@ def main():
     ap.add_argument("--headers", action="append")
     ap.add_argument("--two-groups", action="store_true",
                     help="also build and model GCC's code with two groups")
+    ap.add_argument("--eor3", action="store_true",
+                    help="also build and model steps of add, shl, ushr, eor3")
     args = ap.parse_args()
     if args.objects:
         objs = [(os.path.basename(o), o) for o in args.objects]
     else:
         headers = args.headers if args.headers is not None else sorted(glob.glob(
             "/var/cache/guacrng/*-arm64/root/usr/src/linux-headers-*-arm64"))
-        objs = build(args.out, headers, args.two_groups)
+        objs = build(args.out, headers, args.two_groups, args.eor3)
         for cc in ("aarch64-linux-gnu-gcc", "clang"):
             if shutil.which(cc):
                 print(f"# {run([cc, '--version']).stdout.splitlines()[0]}")

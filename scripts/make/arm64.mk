@@ -9,10 +9,11 @@
 #                            build/arm64/guac         the tool (libcrypto linked in)
 #                            build/arm64/guac-vmtest  tests/vm/vmtest/ (as vm.mk's for x86)
 #                          objects and libguac.a in build/arm64/userspace/
-#   make check-user-arm64  tests/arm64/: the core's cmocka suite (tests/userspace/lib/
-#                          test_core.c, NEON required) and the tool's suite on
-#                          build/arm64/guac; under qemu-aarch64-static on amd64,
-#                          natively on arm64 (part of make check)
+#   make check-user-arm64  tests/arm64/: the cmocka programs of tests/userspace built
+#                          for aarch64 (test_core with NEON required, the storage
+#                          ones) and the tool's suite on build/arm64/guac; under
+#                          qemu-aarch64-static on amd64, natively on arm64 (part of
+#                          make check)
 #
 # On amd64: aarch64-linux-gnu-gcc and qemu-aarch64-static (scripts/install-deps.sh);
 # libcrypto (libcrypto.a for the static tool) and cmocka (shared only, for the
@@ -48,14 +49,14 @@ guac-arm64:
 		-o $(ARM64_BUILD)/guac-vmtest $(ARM64_VMTEST_SRCS) $(ARM64_USER)/util.o \
 		$(ARM64_USER)/libguac.a
 
-# test_core links cmocka, a shared library: dynamic, with the sysroot's
-# libraries and the cross libc's loader (QEMU_LD_PREFIX) at run time.
+# The cmocka programs of tests/userspace (test_core, the storage ones) link
+# cmocka, a shared library: dynamic, with the sysroot's libraries and the
+# cross libc's loader (QEMU_LD_PREFIX) at run time (tests/arm64/emu.sh).
 check-user-arm64: guac-arm64
 	$(ARM64_FLAGS) && \
-	$(MAKE) -C tests/userspace O=$(ARM64_USER) CC="$(ARM64_CC) $$inc" LDFLAGS="$$lib" \
-		$(ARM64_USER)/tests/test_core && \
-	GUAC=$(ARM64_BUILD)/guac GUAC_RUN="$(ARM64_RUN)" GUAC_TEST_CORE=$(ARM64_USER)/tests/test_core \
-		ARM64_SYSROOT="$$sr" TESTS="$(TOP)/tests/arm64/test_core.sh $(TOP)/tests/arm64/test_tool.sh" \
+	$(MAKE) -C tests/userspace O=$(ARM64_USER) CC="$(ARM64_CC) $$inc" LDFLAGS="$$lib" all && \
+	GUAC=$(ARM64_BUILD)/guac GUAC_RUN="$(ARM64_RUN)" GUAC_TEST_DIR=$(ARM64_USER)/tests \
+		ARM64_SYSROOT="$$sr" TESTS="$(wildcard $(TOP)/tests/arm64/test_*.sh)" \
 		scripts/run-suites.sh userspace-arm64
 
 check-suites: check-user-arm64

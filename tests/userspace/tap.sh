@@ -10,6 +10,20 @@ tap_fails=0
 # the top of the tree, where make runs them.
 GUAC=${GUAC:-build/userspace/guac}
 
+# The core's implementations and the CPU's random number instructions of this
+# machine's architecture, for suites that go through them (the guac under
+# test is a native one): x86-64's, or arm64's (NEON; RNDR and RNDRRS).
+case $(uname -m) in
+aarch64)
+	guac_impls="generic neon"
+	guac_insns="rndr rndrrs"
+	;;
+*)
+	guac_impls="generic sse2 avx2 avx512"
+	guac_insns="rdrand rdseed"
+	;;
+esac
+
 # tap_tmpdir: a fresh directory in $tmp, removed at exit. A suite with more
 # to undo first (loop devices, mounts, open descriptors) defines tap_cleanup.
 tap_cleanup() { :; }

@@ -39,7 +39,7 @@ check_eq "suffixes: --offset 1K = block 16" \
 check_eq "unaligned offset is a suffix of the aligned stream" \
 	"$("$GUAC" gen --offset 0 --length 300 | tail -c 277 | hex)" \
 	"$("$GUAC" gen --offset 23 --length 277 | hex)"
-for impl in generic sse2 avx2 avx512; do
+for impl in $guac_impls; do
 	if "$GUAC" gen --impl "$impl" --length 0 2>/dev/null; then
 		check_eq "--impl $impl gives the same 100000 bytes" \
 			"$("$GUAC" gen --length 100000 --offset 77 --impl generic | cksum)" \

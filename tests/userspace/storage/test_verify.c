@@ -389,6 +389,20 @@ static void test_usage_errors(void **state)
 	assert_non_null(strstr(r.out, "Exit status"));
 }
 
+/*
+ * guac's resident memory stays under 16 MiB. Under an emulator
+ * (GUAC_TEST_EMULATED: make check-user-arm64 runs guac under qemu-aarch64)
+ * the RSS the kernel reports is the emulator's, with its translated code:
+ * printed, not checked; the address-space limit still holds.
+ */
+static void test_check_rss(long maxrss_kb)
+{
+	if (getenv("GUAC_TEST_EMULATED"))
+		print_message("[   INFO   ] emulated: the RSS is the emulator's, not checked\n");
+	else
+		assert_true(maxrss_kb < 16 * 1024);
+}
+
 /* 1 GiB through a pipe, under an address-space limit far below it. */
 static void test_bounded_memory_pipe(void **state)
 {
@@ -402,7 +416,7 @@ static void test_bounded_memory_pipe(void **state)
 	assert_int_equal(r.status, 0);
 	assert_int_equal(test_json_u64(&r, "bytes_checked"), 1ULL << 30);
 	print_message("[   INFO   ] 1 GiB pipe verified with max RSS %ld KiB\n", r.maxrss_kb);
-	assert_true(r.maxrss_kb < 16 * 1024);
+	test_check_rss(r.maxrss_kb);
 }
 
 /* A 2 GiB sparse file (all zeros, all wrong) on every thread, same limit. */
@@ -424,7 +438,7 @@ static void test_bounded_memory_sparse(void **state)
 	assert_int_equal(test_json_u64(&r, "bad_sectors"), (2ULL << 30) / 512);
 	assert_int_equal(test_json_u64(&r, "bad_ranges"), 1);
 	print_message("[   INFO   ] 2 GiB sparse file verified with max RSS %ld KiB\n", r.maxrss_kb);
-	assert_true(r.maxrss_kb < 16 * 1024);
+	test_check_rss(r.maxrss_kb);
 	unlink(f);
 }
 

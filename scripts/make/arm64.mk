@@ -52,9 +52,9 @@ guac-arm64:
 # The cmocka programs of tests/userspace (test_core, the storage ones) link
 # cmocka, a shared library: dynamic, with the sysroot's libraries and the
 # cross libc's loader (QEMU_LD_PREFIX) at run time (tests/arm64/emu.sh).
-# guac-arm64 after deps (the cross compiler), not beside it under -j.
-check-user-arm64: deps
-	$(MAKE) --no-print-directory guac-arm64
+# guac-arm64 a prerequisite, not a recursive make: vm-check-arm64 (vm.mk)
+# needs it too, and one make builds it once (make check runs deps first).
+check-user-arm64: deps guac-arm64
 	$(ARM64_FLAGS) && \
 	$(MAKE) -C tests/userspace O=$(ARM64_USER) CC="$(ARM64_CC) $$inc" LDFLAGS="$$lib" all && \
 	GUAC=$(ARM64_BUILD)/guac GUAC_RUN="$(ARM64_RUN)" GUAC_TEST_DIR=$(ARM64_USER)/tests \

@@ -48,6 +48,19 @@ fill() {
 		[ "$1" = host ] ||
 			step "$GUAC_TOP/scripts/vm/chroot.sh" ensure "$1" "$2" $GUAC_CHROOT_PACKAGES
 	done
+	# vm-check-arm64's: its kernels, the cross compilers of their chroots,
+	# the guest's arm64 programs.
+	for arg in $(GUAC_TOP=$GUAC_TOP GUAC_ARCH=arm64 sh -c '. "$GUAC_TOP/scripts/vm/lib.sh" && echo "$GUAC_CHECK_KERNELS"'); do
+		series=${arg%:*}
+		step env GUAC_ARCH=arm64 "$GUAC_TOP/scripts/vm/fetch-kernel.sh" "$series"
+		kver=$(cat "$GUAC_VM_CACHE/series-$series-arm64" 2>/dev/null) || continue
+		# shellcheck disable=SC2046,SC2086
+		set -- $(cat "$GUAC_VM_CACHE/$kver/toolchain" 2>/dev/null || echo host)
+		[ "$1" = host ] ||
+			step env GUAC_ARCH=arm64 "$GUAC_TOP/scripts/vm/chroot.sh" ensure "$1" "$2" \
+				$GUAC_CHROOT_PACKAGES gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	done
+	step env GUAC_ARCH=arm64 "$GUAC_TOP/scripts/vm/userland.sh"
 	step guac_bochs_fetch
 	step "$GUAC_TOP/scripts/vm/chroot.sh" ensure bookworm file
 	step "$GUAC_TOP/scripts/vm/chroot.sh" ensure bookworm lintian

@@ -14,10 +14,23 @@
 #                                   series but next (VM_MATRIX)
 #   make vm-shell VM_KERNELS=6.12   boot to a shell with the module and tools
 #   make demo                       scripts/demo.sh, from a fresh machine up
+#
+# arm64 (issue 25), the same scripts and scenarios with GUAC_ARCH=arm64:
+# Debian's arm64 kernels in qemu-system-aarch64 -M virt -cpu max under TCG,
+# the module cross-built, the tools from make guac-arm64 (arm64.mk):
+#   make vm-check-arm64             what make check runs: the full suite on
+#                                   6.1 and 6.12, and 6.12 on a CPU without
+#                                   RNDR (6.12:nornd, -cpu neoverse-n1)
+#   make vm-check-arm64 VM_KERNELS_ARM64="5.10 latest:smoke"
+#   make vm-shell-arm64 VM_KERNELS_ARM64=6.12
+#   make check-all                  adds 5.10 and latest (VM_ARM64_MATRIX)
 
 # Empty: check.sh's default, the make check set.
 VM_KERNELS ?=
 VM_MATRIX  := 5.10 6.1 6.12 6.12-rt latest
+# Empty: check.sh's default for GUAC_ARCH=arm64 (lib.sh).
+VM_KERNELS_ARM64 ?=
+VM_ARM64_MATRIX  := 5.10 6.1 6.12 latest 6.12:nornd
 VM_BUILD   := $(BUILD)/vm
 VM_USER    := $(VM_BUILD)/userspace
 VMTEST_DIR := $(TOP)/tests/vm/vmtest
@@ -45,15 +58,27 @@ vm-shell: deps vm-tools
 		scripts/vm/run-kernel.sh --run shell $$kver; \
 	done
 
+vm-check-arm64: deps guac-arm64
+	GUAC_ARCH=arm64 scripts/vm/check.sh $(VM_KERNELS_ARM64)
+
+vm-shell-arm64: deps guac-arm64
+	set -e; export GUAC_ARCH=arm64; for s in $(or $(VM_KERNELS_ARM64),6.12); do \
+		kver=$$(scripts/vm/fetch-kernel.sh $${s%:*}); \
+		scripts/vm/build-module.sh $$kver >/dev/null; \
+		scripts/vm/make-initramfs.sh $$kver >/dev/null; \
+		scripts/vm/run-kernel.sh --run shell $$kver; \
+	done
+
 demo:
 	tests/host/host-guard.sh record $(BUILD)/host-state-demo
 	scripts/demo.sh
 	tests/host/host-guard.sh verify $(BUILD)/host-state-demo
 
 check-suites: vm-check
+# check-suites: vm-check-arm64  (ARM64-WIRE)
 
 # Everything make check runs, with the full VM suite on the whole matrix.
 check-all:
-	$(MAKE) check VM_KERNELS="$(VM_MATRIX)"
+	$(MAKE) check VM_KERNELS="$(VM_MATRIX)" VM_KERNELS_ARM64="$(VM_ARM64_MATRIX)"
 
-.PHONY: vm-guac vm-tools vm-check vm-shell demo check-all
+.PHONY: vm-guac vm-tools vm-check vm-shell demo check-all vm-check-arm64 vm-shell-arm64

@@ -12,6 +12,8 @@
 # kernel.
 # GUAC_KDIR builds against another kernel tree (the debug kernel's), with
 # GUAC_MODULE_MAKEFLAGS added to make's command line (GUAC_KUNIT=y).
+# GUAC_ARCH=arm64: cross-built, ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+# (lib.sh's guac_kbuild_flags), with the release's gcc-aarch64-linux-gnu.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -41,8 +43,8 @@ build_variant() {
 	shift
 	log=$dir/module-build.log
 	guac_copy_module_sources "$dir"
-	# shellcheck disable=SC2086
-	nice $inside make -s -C "$kdir" M="$dir/src" W=1 ${GUAC_MODULE_MAKEFLAGS:-} "$@" modules >"$log" 2>&1 || {
+	# shellcheck disable=SC2086,SC2046
+	nice $inside make -s -C "$kdir" M="$dir/src" $(guac_kbuild_flags) W=1 ${GUAC_MODULE_MAKEFLAGS:-} "$@" modules >"$log" 2>&1 || {
 		cat "$log" >&2
 		guac_die "module build ($*) for $kver failed"
 	}

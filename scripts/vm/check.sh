@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: check.sh [SERIES[:smoke]...]      (default: GUAC_CHECK_KERNELS, lib.sh)
+# Usage: check.sh [SERIES[:smoke|:nornd]...]  (default: GUAC_CHECK_KERNELS, lib.sh)
 #
 # The VM suite on each Debian kernel series (GUAC_SERIES in lib.sh): fetch
 # the kernel, build the module for it, pack the initramfs, boot and run
@@ -11,6 +11,12 @@
 # them; exits non-zero if anything failed. A kernel that cannot be fetched or
 # built fails with a one-line reason. Needs `make vm-tools` first (make
 # vm-check does that).
+#
+# GUAC_ARCH=arm64 runs the arm64 kernels of the series (make vm-check-arm64,
+# which builds the aarch64 tools first). SERIES:nornd boots a CPU without
+# the hwrng's instruction (arm64: -cpu neoverse-n1, no RNDR; amd64: -cpu
+# max,-rdrand,-rdseed) and runs tests/vm/nornd/: no hwrng registered,
+# /dev/guac still right; its logs go to build/vm/KVER/nornd/.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +24,7 @@ set -eu
 [ $# -gt 0 ] || set -- $GUAC_CHECK_KERNELS
 scenarios=${GUAC_VM_SCENARIOS:-}
 append=${GUAC_VM_APPEND:-}
+user_cpu=${VM_CPU:-}
 vm=$(dirname "$0")
 total_passed=0
 total_failed=0
@@ -35,8 +42,9 @@ build_error() {
 parse() {
 	case "$1" in
 	*:smoke) series=${1%:smoke} mode=smoke ;;
+	*:nornd) series=${1%:nornd} mode=nornd ;;
 	*:full) series=${1%:full} mode=full ;;
-	*:*) guac_die "bad kernel '$1': SERIES, SERIES:full or SERIES:smoke" ;;
+	*:*) guac_die "bad kernel '$1': SERIES, SERIES:full, SERIES:smoke or SERIES:nornd" ;;
 	*) series=$1 mode=full ;;
 	esac
 }
@@ -47,30 +55,43 @@ done
 
 for arg in "$@"; do
 	parse "$arg"
-	# The smoke set ends with the module unloaded: no benchmark after it.
-	if [ "$mode" = smoke ]; then
-		export GUAC_VM_SCENARIOS="$GUAC_TOP/tests/vm/smoke"
+	# The smoke and nornd sets end with the module unloaded: no benchmark
+	# after them.
+	unset GUAC_VM_LOGDIR
+	if [ -n "$user_cpu" ]; then export VM_CPU="$user_cpu"; else unset VM_CPU; fi
+	label="$series $mode"
+	if [ "$mode" = smoke ] || [ "$mode" = nornd ]; then
+		export GUAC_VM_SCENARIOS="$GUAC_TOP/tests/vm/$mode"
 		export GUAC_VM_APPEND="$append guacvm.bench=0"
 	elif [ -n "$scenarios" ]; then
 		export GUAC_VM_SCENARIOS="$scenarios"
 	else
 		unset GUAC_VM_SCENARIOS
 	fi
-	[ "$mode" = smoke ] || export GUAC_VM_APPEND="$append"
+	[ "$mode" = smoke ] || [ "$mode" = nornd ] || export GUAC_VM_APPEND="$append"
+	if [ "$mode" = nornd ]; then
+		if [ "$GUAC_ARCH" = arm64 ]; then
+			export VM_CPU=neoverse-n1
+		else
+			export VM_CPU=max,-rdrand,-rdseed
+		fi
+		label="$label, -cpu $VM_CPU"
+	fi
 	line=
 	start=$(date +%s)
 	if ! kver=$("$vm/fetch-kernel.sh" "$series"); then
-		line="vm-check $series [$series $mode]: FAIL (fetching the kernel failed)"
+		line="vm-check $series [$label]: FAIL (fetching the kernel failed)"
 	elif ! "$vm/build-module.sh" "$kver" >/dev/null; then
-		line="vm-check $kver [$series $mode]: FAIL (module build failed: $(build_error "$kver"))"
+		line="vm-check $kver [$label]: FAIL (module build failed: $(build_error "$kver"))"
 	elif ! "$vm/make-initramfs.sh" "$kver" >/dev/null; then
-		line="vm-check $kver [$series $mode]: FAIL (initramfs packing failed)"
+		line="vm-check $kver [$label]: FAIL (initramfs packing failed)"
 	else
+		[ "$mode" != nornd ] || export GUAC_VM_LOGDIR="$GUAC_VM_BUILD/$kver/nornd"
 		line=$("$vm/run-kernel.sh" "$kver") || true
-		line=$(echo "$line" | sed "s|^vm-check $kver: |vm-check $kver [$series $mode]: |")
+		line=$(echo "$line" | sed "s|^vm-check $kver: |vm-check $kver [$label]: |")
 		echo "$line"
 		echo "check.sh: $series ($mode) took $(($(date +%s) - start)) s in all (fetch, build, pack, VM)" >&2
-		read -r passed failed <"$GUAC_VM_BUILD/$kver/result" || passed=0 failed=1
+		read -r passed failed <"${GUAC_VM_LOGDIR:-$GUAC_VM_BUILD/$kver}/result" || passed=0 failed=1
 		total_passed=$((total_passed + passed))
 		total_failed=$((total_failed + failed))
 		results="$results$(echo "$line" | grep '^vm-check')

@@ -11,6 +11,12 @@
 # whose *.sh become /tests/scenarios/ (default tests/vm/scenarios).
 # The distro modules listed in tests/vm/modules go, with their dependencies,
 # into /lib/modules/extra/ (extra.order): scenarios load those themselves.
+#
+# GUAC_ARCH=arm64: busybox and the host programs come from Debian's arm64
+# .debs instead (userland.sh), their shared libraries found through their
+# ELF NEEDED entries; guac and guac-vmtest are the static aarch64 builds
+# (make guac-arm64: build/arm64/; GUAC_VM_GUAC, GUAC_VM_VMTEST); and /init loads virtio_mmio and
+# virtio_console first where they are modules: the TAP leaves through hvc0.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -21,17 +27,31 @@ kcache=$GUAC_VM_CACHE/$kver
 root=$out/initramfs
 tests=$GUAC_TOP/tests/vm
 
-for f in "$out/guacrng.ko" "$out/guacrng-test.ko" "$GUAC_VM_BUILD/userspace/guac" "$GUAC_VM_BUILD/guac-vmtest" \
-	/bin/busybox; do
-	[ -f "$f" ] || guac_die "missing $f (run make vm-tools and scripts/vm/build-module.sh $kver)"
+# Where the guest's programs come from: the host (amd64), or for arm64 the
+# root userland.sh extracts from Debian's arm64 .debs, and the aarch64 builds
+# of guac and guac-vmtest.
+if [ "$GUAC_ARCH" = arm64 ]; then
+	progroot=$("$(dirname "$0")/userland.sh")
+	guac=${GUAC_VM_GUAC:-$GUAC_TOP/build/arm64/guac}
+	vmtest=${GUAC_VM_VMTEST:-$GUAC_TOP/build/arm64/guac-vmtest}
+	strip=aarch64-linux-gnu-strip
+else
+	progroot=
+	guac=${GUAC_VM_GUAC:-$GUAC_VM_BUILD/userspace/guac}
+	vmtest=${GUAC_VM_VMTEST:-$GUAC_VM_BUILD/guac-vmtest}
+	strip=strip
+fi
+
+for f in "$out/guacrng.ko" "$out/guacrng-test.ko" "$guac" "$vmtest" "$progroot/bin/busybox"; do
+	[ -f "$f" ] || guac_die "missing $f (run make vm-tools${progroot:+ or make guac-arm64} and scripts/vm/build-module.sh $kver)"
 done
 
 rm -rf "$root"
 mkdir -p "$root/bin" "$root/lib/modules/deps" "$root/tests"
-cp /bin/busybox "$root/bin/busybox"
+cp "$progroot/bin/busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"	# for /init's #!; init.sh installs the other applets
-strip -o "$root/bin/guac" "$GUAC_VM_BUILD/userspace/guac"
-strip -o "$root/bin/guac-vmtest" "$GUAC_VM_BUILD/guac-vmtest"
+$strip -o "$root/bin/guac" "$guac"
+$strip -o "$root/bin/guac-vmtest" "$vmtest"
 cp "$out/guacrng.ko" "$root/lib/modules/guacrng.ko"
 cp "$out/guacrng-test.ko" "$root/lib/modules/guacrng-test.ko"
 cp "$tests/init.sh" "$root/init"
@@ -53,6 +73,41 @@ add_program() {
 		mkdir -p "$root${f%/*}"
 		cp -L "$f" "$root$f"
 	done
+}
+
+# The same from the foreign root: ldd cannot run an aarch64 program, so the
+# libraries are its ELF interpreter and NEEDED entries, recursively, looked
+# up where Debian's multiarch loader looks.
+foreign_copy() {
+	local path=$1 p
+	# merged /usr: the host path may be the other of the two names.
+	for p in "$path" "/usr$path" "${path#/usr}"; do
+		if [ -e "$progroot$p" ]; then
+			[ -e "$root$path" ] && return 0
+			mkdir -p "$root${path%/*}"
+			cp -L "$progroot$p" "$root$path"
+			foreign_libs "$root$path"
+			return 0
+		fi
+	done
+	guac_die "$path (tests/vm/host-programs) is not in the $GUAC_ARCH userland $progroot"
+}
+foreign_libs() {
+	local interp lib d
+	interp=$(readelf -l "$1" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+	[ -z "$interp" ] || foreign_copy "$interp"
+	for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		for d in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu /lib /usr/lib; do
+			if [ -e "$progroot$d/$lib" ]; then
+				foreign_copy "$d/$lib"
+				continue 2
+			fi
+		done
+		guac_die "$lib, needed by ${1#"$root"}, is not in the $GUAC_ARCH userland $progroot"
+	done
+}
+[ -z "$progroot" ] || add_program() {
+	foreign_copy "$1"
 }
 grep -v '^\s*\(#\|$\)' "$tests/host-programs" | while read -r prog; do
 	add_program "$prog"
@@ -94,6 +149,13 @@ add_module() {
 	done
 	echo "$name.ko" >>"$root/lib/modules/$set.order"
 }
+# arm64: the virtio-serial port the TAP leaves through (run-kernel.sh), where
+# its drivers are modules (virtio_console is built in from 6.12 on).
+if [ "$GUAC_ARCH" = arm64 ]; then
+	for mod in virtio_mmio virtio_console; do
+		! grep -q "/$mod\.ko\(\.[a-z]*\)\? " "$kcache/modules.map" || add_module "$mod"
+	done
+fi
 for dep in $(modinfo -F depends "$out/guacrng.ko" | tr , ' '); do
 	add_module "$dep"
 done

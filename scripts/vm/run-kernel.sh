@@ -12,7 +12,14 @@
 # Environment: VM_TIMEOUT (seconds, default 900), VM_VERBOSE=1 (show the
 # console while the suite runs), VM_SMP (default 2), VM_MEM (default 1G),
 # GUAC_VM_KERNEL (a kernel image other than Debian's, e.g. the debug kernel),
-# GUAC_VM_APPEND (more kernel command line).
+# GUAC_VM_APPEND (more kernel command line), VM_CPU (qemu's -cpu, default
+# max), GUAC_VM_LOGDIR (where console.log, tap.txt and result go, default
+# build/vm/KVER).
+#
+# GUAC_ARCH=arm64: qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on (TCG:
+# RNDR, NEON; the cheap pointer-authentication hash, not QARMA), the console
+# on the PL011 (ttyAMA0) and the TAP on a virtio console (hvc0), the virt
+# machine having one UART. VM_CPU names another CPU (cortex-a57: no RNDR).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -26,6 +33,8 @@ kver=$1
 out=$GUAC_VM_BUILD/$kver
 vmlinuz=${GUAC_VM_KERNEL:-$GUAC_VM_CACHE/$kver/vmlinuz}
 initrd=$out/initramfs.cpio.gz
+out=${GUAC_VM_LOGDIR:-$out}
+mkdir -p "$out"
 [ -f "$vmlinuz" ] || guac_die "no $vmlinuz (run scripts/vm/fetch-kernel.sh)"
 [ -f "$initrd" ] || guac_die "no $initrd (run scripts/vm/make-initramfs.sh $kver)"
 
@@ -36,8 +45,20 @@ rm -f "$out/tap.raw" "$out/tap.txt" "$out/console.log" "$out/result"
 # they speak up for real hangs only.
 vm_tolerance="rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
 qemu() {
+	if [ "$GUAC_ARCH" = arm64 ]; then
+		timeout --foreground "${VM_TIMEOUT:-900}" qemu-system-aarch64 \
+			-M virt -cpu "${VM_CPU:-max,pauth-impdef=on}" \
+			-smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -nic none \
+			-nographic -no-reboot -monitor none \
+			-serial stdio \
+			-device virtio-serial-device -chardev "file,id=tap,path=$out/tap.raw" \
+			-device virtconsole,chardev=tap \
+			-kernel "$vmlinuz" -initrd "$initrd" \
+			-append "console=ttyAMA0 panic=-1 oops=panic quiet $vm_tolerance guacvm.tap=hvc0 guacvm.run=$run ${GUAC_VM_APPEND:-}"
+		return
+	fi
 	timeout --foreground "${VM_TIMEOUT:-900}" qemu-system-x86_64 \
-		-cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -nic none \
+		-cpu "${VM_CPU:-max}" -smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -nic none \
 		-nographic -no-reboot -monitor none \
 		-serial stdio -serial "file:$out/tap.raw" \
 		-kernel "$vmlinuz" -initrd "$initrd" \

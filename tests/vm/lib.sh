@@ -170,14 +170,68 @@ dmesg_has() {
 	dmesg_new | grep -F -- "$1"
 }
 
-# Implementations this CPU supports, as the kernel reports its flags, narrowest
-# first: what impl= must accept (and auto must pick the last of).
+# The guest's architecture, as uname says it: x86_64 or aarch64. The scenarios
+# run on both; what differs (implementations, the hwrng's instruction) comes
+# from the helpers below, never from a skip.
+guac_arch() {
+	uname -m
+}
+
+# Every implementation the module knows on this architecture, narrowest
+# first: impl= must accept those the CPU supports and refuse the others.
+guac_all_impls() {
+	case "$(guac_arch)" in
+	aarch64) echo generic neon ;;
+	*) echo generic sse2 avx2 avx512 ;;
+	esac
+}
+
+# Implementations this CPU supports, as the kernel reports its flags (x86) or
+# Features (arm64: asimd is NEON), narrowest first: what impl= must accept
+# (and auto must pick the last of).
 guac_cpu_impls() {
 	local flags
 
+	if [ "$(guac_arch)" = aarch64 ]; then
+		flags=" $(grep -m1 '^Features' /proc/cpuinfo | cut -d: -f2) "
+		echo generic
+		case "$flags" in *" asimd "*) echo neon ;; esac
+		return
+	fi
 	flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
 	echo generic
 	case "$flags" in *" sse2 "*) echo sse2 ;; *) return ;; esac
 	case "$flags" in *" avx2 "*) echo avx2 ;; *) return ;; esac
 	case "$flags" in *" avx512f "*) echo avx512 ;; esac
+}
+
+# The CPU's random-number instruction the hwrng needs, as /proc/cpuinfo names
+# its feature: x86's rdrand flag, arm64's rng (FEAT_RNG: RNDR and RNDRRS).
+guac_cpu_rng_feature() {
+	case "$(guac_arch)" in
+	aarch64) echo rng ;;
+	*) echo rdrand ;;
+	esac
+}
+
+# guac_cpu_has_rng: the CPU has that instruction.
+guac_cpu_has_rng() {
+	if [ "$(guac_arch)" = aarch64 ]; then
+		grep -m1 '^Features' /proc/cpuinfo | grep -qw rng
+	else
+		grep -qw rdrand /proc/cpuinfo
+	fi
+}
+
+# The instruction the hwrng must read on this CPU, as its sysfs source names
+# it (the hwrng is guacrng-INSN): RDSEED over RDRAND on x86; on arm64 RNDRRS,
+# which reseeds from the TRNG at every read as RDSEED does.
+guac_hwrng_insn() {
+	if [ "$(guac_arch)" = aarch64 ]; then
+		echo rndrrs
+	elif grep -qw rdseed /proc/cpuinfo; then
+		echo rdseed
+	else
+		echo rdrand
+	fi
 }

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Every impl= the CPU supports serves the same bytes and is named in sysfs;
-# the others are refused at load with a clear log line.
+# the others of this architecture (guac_all_impls: generic, sse2, avx2,
+# avx512 on x86; generic, neon on arm64) are refused at load with a clear log
+# line.
 
 supported=$(guac_cpu_impls)
 
 check "unload for the impl= reloads" guac_unload
-for impl in generic sse2 avx2 avx512; do
+for impl in $(guac_all_impls); do
 	if echo "$supported" | grep -qx "$impl"; then
 		dmesg_mark
 		check "insmod impl=$impl" guac_load impl="$impl"

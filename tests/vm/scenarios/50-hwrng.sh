@@ -1,17 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-# The RDRAND/RDSEED hwrng: registered under a name that says which
+# The RDRAND/RDSEED (arm64: RNDRRS) hwrng: registered under a name that says which
 # instruction feeds it, fed to the pool by khwrngd with nobody reading,
 # selectable, readable, FIPS 140-2 clean under rngtest, and read by rngd.
 
 hw=/sys/module/guacrng/hwrng
 rng=/sys/class/misc/hw_random
 
-# What the driver must choose on this CPU.
-if grep -qw rdseed /proc/cpuinfo; then
-	insn=rdseed
-else
-	insn=rdrand
-fi
+# What the driver must choose on this CPU (RDSEED or RDRAND, arm64's RNDRRS).
+insn=$(guac_hwrng_insn)
 name=guacrng-$insn
 
 # The credit it claims by default: the least the hw_random core allows. Cores
@@ -21,7 +17,7 @@ default_quality=$(cat /sys/module/rng_core/parameters/default_quality)
 if [ "$default_quality" = 1024 ]; then quality=1; else quality=0; fi
 echo "# rng_core default_quality: $default_quality, so the least credit is $quality"
 
-check "the guest CPU has RDRAND (qemu -cpu max)" grep -qw rdrand /proc/cpuinfo
+check "the guest CPU has $(guac_cpu_rng_feature) (qemu -cpu max)" guac_cpu_has_rng
 
 guac_loaded && guac_unload
 dmesg_mark

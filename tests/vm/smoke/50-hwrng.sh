@@ -3,9 +3,9 @@
 # /dev/hwrng reads from it.
 
 rng=/sys/class/misc/hw_random
-if grep -qw rdseed /proc/cpuinfo; then name=guacrng-rdseed; else name=guacrng-rdrand; fi
+name=guacrng-$(guac_hwrng_insn)
 
-check "the guest CPU has RDRAND (qemu -cpu max)" grep -qw rdrand /proc/cpuinfo
+check "the guest CPU has $(guac_cpu_rng_feature) (qemu -cpu max)" guac_cpu_has_rng
 check "rng_available lists $name" \
 	sh -c "cat $rng/rng_available && grep -qw $name $rng/rng_available"
 check "rng_current can select $name" \

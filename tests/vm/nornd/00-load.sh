@@ -1,0 +1,1 @@
+../smoke/00-load.sh

@@ -1,0 +1,1 @@
+../scenarios/10-dd.sh

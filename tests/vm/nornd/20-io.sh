@@ -1,0 +1,1 @@
+../scenarios/20-io.sh

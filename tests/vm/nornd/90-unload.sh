@@ -1,0 +1,1 @@
+../smoke/90-unload.sh

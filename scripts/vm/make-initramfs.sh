@@ -16,7 +16,8 @@
 # .debs instead (userland.sh), their shared libraries found through their
 # ELF NEEDED entries; guac and guac-vmtest are the static aarch64 builds
 # (make guac-arm64: build/arm64/; GUAC_VM_GUAC, GUAC_VM_VMTEST); and /init loads virtio_mmio and
-# virtio_console first where they are modules: the TAP leaves through hvc0.
+# virtio_console first where they are modules: the TAP leaves through a
+# virtio serial port.
 set -eu
 . "$(dirname "$0")/lib.sh"
 

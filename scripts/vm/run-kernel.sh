@@ -18,8 +18,8 @@
 #
 # GUAC_ARCH=arm64: qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on (TCG:
 # RNDR, NEON; the cheap pointer-authentication hash, not QARMA), the console
-# on the PL011 (ttyAMA0) and the TAP on a virtio console (hvc0), the virt
-# machine having one UART. VM_CPU names another CPU (cortex-a57: no RNDR).
+# on the PL011 (ttyAMA0) and the TAP on a virtio serial port (guac.tap), the
+# virt machine having one UART. VM_CPU names another CPU (cortex-a57: no RNDR).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -52,9 +52,9 @@ qemu() {
 			-nographic -no-reboot -monitor none \
 			-serial stdio \
 			-device virtio-serial-device -chardev "file,id=tap,path=$out/tap.raw" \
-			-device virtconsole,chardev=tap \
+			-device virtserialport,chardev=tap,name=guac.tap \
 			-kernel "$vmlinuz" -initrd "$initrd" \
-			-append "console=ttyAMA0 panic=-1 oops=panic quiet $vm_tolerance guacvm.tap=hvc0 guacvm.run=$run ${GUAC_VM_APPEND:-}"
+			-append "console=ttyAMA0 panic=-1 oops=panic quiet $vm_tolerance guacvm.tap=guac.tap guacvm.run=$run ${GUAC_VM_APPEND:-}"
 		return
 	fi
 	timeout --foreground "${VM_TIMEOUT:-900}" qemu-system-x86_64 \

@@ -4,8 +4,8 @@
 # /init of the test VM (busybox sh). Mounts the basics, loads the modules
 # guacrng depends on, runs what guacvm.run= on the kernel command line names
 # and powers off; the host reads the TAP from the second serial port
-# (/dev/ttyS1; guacvm.tap=hvc0 names another: arm64's virtio console) and
-# the rest from the console.
+# (/dev/ttyS1; guacvm.tap=NAME on arm64: the virtio serial port named NAME)
+# and the rest from the console.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 /bin/busybox mkdir -p /dev /proc /sys /tmp /run
 /bin/busybox mount -t devtmpfs dev /dev
@@ -34,16 +34,23 @@ fi
 
 case "$run" in
 check)
-	# A virtio console (hvc) is there once its port is: the device adds
-	# its ports after the probe, and until then /dev/hvc0 opens but
-	# leads nowhere. Wait for it (up to 10 s).
-	i=0
+	# A virtio serial port (arm64) by its name: the device adds its ports
+	# after the probe, and /dev/vportNpM appears with them. Wait for it
+	# (up to 10 s).
 	case "$tap" in
-	hvc*)
-		while ! ls /sys/class/virtio-ports/ 2>/dev/null | grep -q . && [ $i -lt 100 ]; do
+	ttyS*) ;;
+	*)
+		name=$tap
+		i=0
+		while [ $i -lt 100 ]; do
+			for port in /sys/class/virtio-ports/*; do
+				[ "$(cat "$port/name" 2>/dev/null)" = "$name" ] &&
+					[ -c "/dev/${port##*/}" ] && tap=${port##*/} && break 2
+			done
 			sleep 0.1
 			i=$((i + 1))
 		done
+		[ "$tap" != "$name" ] || echo "init: no virtio serial port named $name: the TAP is lost"
 		;;
 	esac
 	stty -F /dev/$tap raw -echo 2>/dev/null

@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/emu.sh"
 
 # test_verify runs guac ($GUAC) itself: through the emulator, a wrapper (and
-# the RSS it measures is the emulator's: GUAC_TEST_EMULATED).
+# its memory bounds would measure the emulator: GUAC_TEST_EMULATED skips them).
 if [ -n "$GUAC_RUN" ]; then
 	wrapper=$(mktemp)
 	trap 'rm -f "$wrapper"' EXIT

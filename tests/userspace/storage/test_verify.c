@@ -390,17 +390,18 @@ static void test_usage_errors(void **state)
 }
 
 /*
- * guac's resident memory stays under 16 MiB. Under an emulator
- * (GUAC_TEST_EMULATED: make check-user-arm64 runs guac under qemu-aarch64)
- * the RSS the kernel reports is the emulator's, with its translated code:
- * printed, not checked; the address-space limit still holds.
+ * Under an emulator (GUAC_TEST_EMULATED: make check-user-arm64 runs guac
+ * under qemu-aarch64) both bounds measure the emulator: its RSS holds its
+ * translated code (16-22 MiB), and its reservations meet the address-space
+ * limit first (an emulated run under it failed to start now and then). The
+ * bounded-memory tests are then skipped.
  */
-static void test_check_rss(long maxrss_kb)
+static void test_skip_if_emulated(void)
 {
-	if (getenv("GUAC_TEST_EMULATED"))
-		print_message("[   INFO   ] emulated: the RSS is the emulator's, not checked\n");
-	else
-		assert_true(maxrss_kb < 16 * 1024);
+	if (getenv("GUAC_TEST_EMULATED")) {
+		print_message("[   INFO   ] emulated: the memory bounds would be the emulator's\n");
+		skip();
+	}
 }
 
 /* 1 GiB through a pipe, under an address-space limit far below it. */
@@ -411,12 +412,13 @@ static void test_bounded_memory_pipe(void **state)
 	struct test_run r;
 
 	(void)state;
+	test_skip_if_emulated();
 	test_run_guac(&r, &in, (const char *[]){ "verify", "--json", "--offset", "5", "--length", "1G",
 						 "-", NULL });
 	assert_int_equal(r.status, 0);
 	assert_int_equal(test_json_u64(&r, "bytes_checked"), 1ULL << 30);
 	print_message("[   INFO   ] 1 GiB pipe verified with max RSS %ld KiB\n", r.maxrss_kb);
-	test_check_rss(r.maxrss_kb);
+	assert_true(r.maxrss_kb < 16 * 1024);
 }
 
 /* A 2 GiB sparse file (all zeros, all wrong) on every thread, same limit. */
@@ -428,6 +430,7 @@ static void test_bounded_memory_sparse(void **state)
 	int fd;
 
 	(void)state;
+	test_skip_if_emulated();
 	fd = open(f, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 2LL << 30), 0);
@@ -438,7 +441,7 @@ static void test_bounded_memory_sparse(void **state)
 	assert_int_equal(test_json_u64(&r, "bad_sectors"), (2ULL << 30) / 512);
 	assert_int_equal(test_json_u64(&r, "bad_ranges"), 1);
 	print_message("[   INFO   ] 2 GiB sparse file verified with max RSS %ld KiB\n", r.maxrss_kb);
-	test_check_rss(r.maxrss_kb);
+	assert_true(r.maxrss_kb < 16 * 1024);
 	unlink(f);
 }
 

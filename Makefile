@@ -8,6 +8,9 @@
 #   make install      modules_install + depmod (run as root on the target machine)
 #   make guac-arm64   static aarch64 guac and guac-vmtest in build/arm64/ (cross-built on amd64);
 #                     make check-user-arm64 tests them under qemu-aarch64 (part of make check)
+#   make vm-check-arm64  the VM suite on Debian's arm64 6.1 and 6.12 in qemu-system-aarch64
+#                     (and 6.12 on a CPU without RNDR; part of make check; check-all adds
+#                     5.10 and latest; scripts/make/vm.mk, tests/vm/README.md)
 
 KDIR  ?= /lib/modules/$(shell uname -r)/build
 TOP   := $(CURDIR)

@@ -75,7 +75,7 @@ demo:
 	tests/host/host-guard.sh verify $(BUILD)/host-state-demo
 
 check-suites: vm-check
-# check-suites: vm-check-arm64  (ARM64-WIRE)
+check-suites: vm-check-arm64
 
 # Everything make check runs, with the full VM suite on the whole matrix.
 check-all:

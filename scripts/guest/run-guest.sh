@@ -12,6 +12,13 @@
 # and no network. guacguest.stages=STAGES and guacguest.boot=BOOT on the
 # command line make guac-guest.service run tests/guest/guest-run.sh, which
 # writes TAP to the second serial port (OUTDIR/tap.raw) and powers off.
+#
+# GUEST_ARCH=arm64 (the image of make-image.sh arm64): qemu-system-aarch64
+# -M virt -cpu max,pauth-impdef=on (TCG; QEMU's own pointer authentication
+# algorithm, many times faster to emulate than the architected QARMA), the
+# console on the PL011 (ttyAMA0). virt has one UART, so the TAP goes to a
+# virtio serial port named guac.tap (/dev/virtio-ports/guac.tap in the
+# guest, guacguest.tap= on the command line).
 # Prints one result line; exit status non-zero on a failed test point, a
 # missing or short plan, a kernel panic or a timeout. The console is in
 # OUTDIR/console.log.
@@ -29,11 +36,27 @@ set -eu
 
 # The RCU stall and soft lockup detectors' longest patience: under TCG on a
 # busy host a vCPU can go tens of seconds without running.
-append="console=ttyS0 root=/dev/vda ro panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
+append="root=/dev/vda ro panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
+case "${GUEST_ARCH:-amd64}" in
+amd64)
+	qemu_system=qemu-system-x86_64
+	qemu_machine="-cpu max"
+	append="console=ttyS0 $append"
+	tap_port=
+	;;
+arm64)
+	qemu_system=qemu-system-aarch64
+	qemu_machine="-M virt -cpu max,pauth-impdef=on"
+	append="console=ttyAMA0 $append"
+	tap_port=guac.tap
+	;;
+*) guac_die "unknown GUEST_ARCH '$GUEST_ARCH' (amd64 or arm64)" ;;
+esac
 
 if [ "${1:-}" = --shell ]; then
 	[ $# = 4 ] || guac_die "usage: run-guest.sh --shell DISK VMLINUZ INITRD"
-	exec qemu-system-x86_64 -cpu max -smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-2G}" -nic none \
+	# shellcheck disable=SC2086
+	exec $qemu_system $qemu_machine -smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-2G}" -nic none \
 		-nographic -no-reboot \
 		-drive "file=$2,if=virtio,format=qcow2" -device virtio-rng-pci \
 		-kernel "$3" -initrd "$4" -append "$append"
@@ -50,7 +73,8 @@ if [ -n "${GUEST_UEFI_ARGS:-}" ]; then
 	disk_format=raw
 	case "$disk" in *.qcow2) disk_format=qcow2 ;; esac
 else
-	set -- -kernel "$vmlinuz" -initrd "$initrd" -append "$append guacguest.boot=$boot guacguest.stages=$stages"
+	set -- -kernel "$vmlinuz" -initrd "$initrd" \
+		-append "$append guacguest.boot=$boot guacguest.stages=$stages${tap_port:+ guacguest.tap=/dev/virtio-ports/$tap_port}"
 	disk_format=qcow2
 fi
 mkdir -p "$out"
@@ -59,11 +83,19 @@ timeout=${GUEST_TIMEOUT:-3600}
 
 start=$(date +%s)
 guac_log "boot $boot: $(basename "$vmlinuz"), stages $stages (console: $out/console.log)"
+# The TAP's way out: the second serial port, or a virtio serial port.
+if [ -z "$tap_port" ]; then
+	tap_args="-serial file:$out/tap.raw"
+else
+	tap_args="-device virtio-serial-pci -chardev file,id=tap,path=$out/tap.raw"
+	tap_args="$tap_args -device virtserialport,chardev=tap,name=$tap_port"
+fi
 qemu() {
-	nice timeout --foreground "$timeout" qemu-system-x86_64 \
-		-cpu max -smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-2G}" -nic none \
+	# shellcheck disable=SC2086
+	nice timeout --foreground "$timeout" $qemu_system \
+		$qemu_machine -smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-2G}" -nic none \
 		-nographic -no-reboot -monitor none \
-		-serial stdio -serial "file:$out/tap.raw" \
+		-serial stdio $tap_args \
 		-drive "file=$disk,if=virtio,format=$disk_format" \
 		-drive "file=$payload,if=virtio,format=raw" \
 		-device virtio-rng-pci "$@"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: check-guest.sh [--upgrade]
+# Usage: check-guest.sh [--upgrade | --arch arm64]
 #
 # Install and run guacrng the way users do, in a Debian 12 guest (the image
 # of scripts/guest/make-image.sh, booted by scripts/guest/run-guest.sh), from
@@ -14,29 +14,47 @@
 #   --upgrade (check-guest-upgrade):
 #     6.1: install | 6.1: loaded, kernel-upgrade (Debian's 6.12) |
 #     6.12: loaded, purge | 6.12: purged, source (make dkms-install from the tree)
+#   --arch arm64 (check-guest-arm64): the arm64 image (make-image.sh arm64)
+#     in qemu-system-aarch64, the .debs of build-deb.sh --arch arm64 in
+#     build/deb-arm64/: 6.1: install, modprobe, purge (one boot)
 #
 # A boot that fails stops the run (the next ones build on it) and counts the
 # boots it left out as failures. Ends with one result line.
 set -eu
 . "$(dirname "$0")/../../scripts/vm/lib.sh"
 
-upgrade=0
-[ "${1:-}" != --upgrade ] || upgrade=1
+upgrade=0 arch=amd64
+case "${1:-}" in
+--upgrade) upgrade=1 ;;
+--arch)
+	arch=${2:-}
+	[ "$arch" = arm64 ] || guac_die "--arch: arm64 only (amd64 is the default)"
+	;;
+'') ;;
+*) guac_die "usage: check-guest.sh [--upgrade | --arch arm64]" ;;
+esac
 name=check-guest
 [ "$upgrade" = 0 ] || name=check-guest-upgrade
-work=$GUAC_TOP/build/guest/$name
 debdir=$GUAC_TOP/build/deb
+if [ "$arch" != amd64 ]; then
+	name=check-guest-$arch
+	debdir=$GUAC_TOP/build/deb-$arch
+fi
+export GUEST_ARCH=$arch
+work=$GUAC_TOP/build/guest/$name
 start=$(date +%s)
 
-dkms_deb=$(ls "$debdir"/guacrng-dkms_*_amd64.deb 2>/dev/null | head -n 1)
-tools_deb=$(ls "$debdir"/guacrng-tools_*_amd64.deb 2>/dev/null | head -n 1)
-[ -n "$dkms_deb" ] && [ -n "$tools_deb" ] || guac_die "no .debs in $debdir (run make deb)"
+dkms_deb=$(ls "$debdir"/guacrng-dkms_*_"$arch".deb 2>/dev/null | head -n 1)
+tools_deb=$(ls "$debdir"/guacrng-tools_*_"$arch".deb 2>/dev/null | head -n 1)
+[ -n "$dkms_deb" ] && [ -n "$tools_deb" ] ||
+	guac_die "no $arch .debs in $debdir (run make deb${arch#amd64}; arm64: make deb-arm64)"
 
 t=$(date +%s)
-image=$("$GUAC_TOP/scripts/guest/make-image.sh")
+image=$("$GUAC_TOP/scripts/guest/make-image.sh" "$arch")
 image_s=$(($(date +%s) - t))
 kver61=$(cat "$image/kver")
 boots="1-install:$kver61:install 2-loaded:$kver61:loaded,purge 3-purged:$kver61:purged"
+[ "$arch" = amd64 ] || boots="1-install:$kver61:install,modprobe,purge"
 if [ "$upgrade" = 1 ]; then
 	kver612=$("$GUAC_TOP/scripts/vm/fetch-kernel.sh" 6.12)
 	boots="1-install:$kver61:install 2-loaded:$kver61:loaded,kernel-upgrade"

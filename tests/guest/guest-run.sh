@@ -4,8 +4,9 @@
 # The guest side of make check-guest: guac-guest.service (scripts/guest/
 # make-image.sh) runs this from the payload disk, mounted at /run/guac-payload,
 # when the kernel command line has guacguest.stages=STAGE[,STAGE...] and
-# guacguest.boot=NAME. TAP goes to the second serial port, which the host
-# reads (scripts/guest/run-guest.sh); a copy, the boot's journal and the
+# guacguest.boot=NAME. TAP goes to the second serial port, or to the device
+# guacguest.tap= names (arm64: a virtio serial port), which the host reads
+# (scripts/guest/run-guest.sh); a copy, the boot's journal and the
 # kernels in /boot (for the host's next direct boot) go to the payload's out/.
 # The service powers the guest off when this ends.
 [ -n "${BASH_VERSION:-}" ] || exec /bin/bash "$0" "$@"
@@ -15,6 +16,13 @@ arg() {
 }
 stages=$(arg stages)
 boot=$(arg boot)
+tap=$(arg tap)
+tap=${tap:-/dev/ttyS1}
+# udev makes a virtio port's link once its driver is loaded.
+for _ in $(seq 60); do
+	[ -e "$tap" ] && break
+	sleep 1
+done
 export GUAC_PAYLOAD=$payload GUAC_OUT=$payload/out/$boot
 mkdir -p "$GUAC_OUT"
 
@@ -37,7 +45,7 @@ main() {
 	echo "# stages time $(echo "$start $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f", $2 - $1 }') s, boot to stages start $start s"
 }
 
-main 2>&1 | tee "$GUAC_OUT/tap.txt" >/dev/ttyS1
+main 2>&1 | tee "$GUAC_OUT/tap.txt" >"$tap"
 
 journalctl -b --no-pager >"$GUAC_OUT/journal.txt" 2>&1
 # The kernels the next boot may use, with their initramfs as the guest made it.

@@ -15,6 +15,9 @@
 #   purge           apt purge both: nothing left, for any kernel
 #   purged          after a reboot: no module, no device, no failed unit
 #   source          make dkms-install from the source tree, and dkms-uninstall
+#   modprobe        (check-guest-arm64) modprobe guacrng, with the packages
+#                   installed in this boot: /dev/guac equal to guac gen, the
+#                   CPU's hwrng registered and read, modprobe -r
 
 debs=$GUAC_PAYLOAD/build/deb
 mok=/var/lib/guac-test-mok
@@ -23,6 +26,8 @@ apt_get="env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout
 # What a user types (docs/install.md), with -y and the wait for the dpkg lock.
 apt="env DEBIAN_FRONTEND=noninteractive apt -y -o DPkg::Lock::Timeout=3600"
 kver=$(uname -r)
+# What dkms status names the architecture: x86_64, aarch64.
+march=$(uname -m)
 rng=/sys/class/misc/hw_random
 hw=/sys/module/guacrng/hwrng
 dropin=/etc/systemd/system/rngd.service.d/guacrng.conf
@@ -83,7 +88,7 @@ stage_install() {
 	check "apt install ./build/deb/*.deb (guacrng-dkms and guacrng-tools $version)" \
 		run_logged apt-install bash -c "cd $GUAC_PAYLOAD && $apt install ./build/deb/*.deb"
 	check_sh "dkms status: guacrng/$version installed for $kver" "
-		out=\$(dkms status guacrng); echo \"\$out\"; echo \"\$out\" | grep -qx 'guacrng/$version, $kver, x86_64: installed'"
+		out=\$(dkms status guacrng); echo \"\$out\"; echo \"\$out\" | grep -qx 'guacrng/$version, $kver, $march: installed'"
 	ko=$(installed_kos | head -n 1)
 	check_sh "DKMS installed the module in /lib/modules/$kver/updates/dkms/" "
 		echo '$ko'; [ -n '$ko' ] && case '$ko' in /lib/modules/$kver/updates/dkms/guacrng.ko*) ;; *) exit 1 ;; esac"
@@ -227,13 +232,13 @@ stage_kernel_upgrade() {
 	check "apt-get install the linux-image and linux-headers .debs of $new" \
 		run_logged kernel-install $apt_get install $kdebs
 	check_sh "DKMS built and installed guacrng for $new on its own" "
-		out=\$(dkms status guacrng); echo \"\$out\"; echo \"\$out\" | grep -qx 'guacrng/$version, $new, x86_64: installed'"
+		out=\$(dkms status guacrng); echo \"\$out\"; echo \"\$out\" | grep -qx 'guacrng/$version, $new, $march: installed'"
 	ko=$(find /lib/modules/$new -name 'guacrng.ko*' | head -n 1)
 	check_sh "the module is in /lib/modules/$new/updates/dkms/, for $new" "
 		echo '$ko'; [ -n '$ko' ] && [ \"\$(modinfo -F vermagic '$ko' | cut -d' ' -f1)\" = '$new' ]"
 	check_signed "$ko"
 	check_sh "an initramfs for $new" "ls -l /boot/initrd.img-$new"
-	check_sh "dkms status still lists $kver too" "dkms status guacrng | grep -x 'guacrng/$version, $kver, x86_64: installed'"
+	check_sh "dkms status still lists $kver too" "dkms status guacrng | grep -x 'guacrng/$version, $kver, $march: installed'"
 }
 
 stage_purge() {
@@ -279,7 +284,7 @@ stage_source() {
 	check "make dkms-install, in a copy of the source tree" \
 		run_logged dkms-install make -C "$src" dkms-install
 	check_sh "dkms status: guacrng/$version installed for $kver" "
-		out=\$(dkms status guacrng); echo \"\$out\"; echo \"\$out\" | grep -qx 'guacrng/$version, $kver, x86_64: installed'"
+		out=\$(dkms status guacrng); echo \"\$out\"; echo \"\$out\" | grep -qx 'guacrng/$version, $kver, $march: installed'"
 	check_sh "/usr/src/guacrng-$version has no test code" "
 		ls /usr/src/guacrng-$version /usr/src/guacrng-$version/drivers/guacrng
 		[ -f /usr/src/guacrng-$version/drivers/guacrng/main.c ] && [ ! -e /usr/src/guacrng-$version/drivers/guacrng/testing.c ] &&
@@ -295,4 +300,50 @@ stage_source() {
 	check_sh "nothing left: dkms status, /lib/modules, /usr/src, /var/lib/dkms" "
 		out=\$(dkms status) && ! echo \"\$out\" | grep guacrng && [ -z \"\$(find /lib/modules -name 'guacrng.ko*')\" ] &&
 		! ls -d /usr/src/guacrng-* /var/lib/dkms/guacrng 2>/dev/null"
+}
+
+# check-guest-arm64: the module the install stage had DKMS build, loaded by
+# hand in the same boot (make check-guest tests the load at boot on amd64).
+stage_modprobe() {
+	local name before
+	check_sh "modprobe guacrng: the one DKMS built for $kver" "
+		modprobe guacrng && grep '^guacrng ' /proc/modules && modinfo -n guacrng &&
+		modinfo -n guacrng | grep -q '^/lib/modules/$kver/updates/dkms/'"
+	udevadm settle
+	check_sh "/dev/guac is a character device, mode 0444, root:root" "
+		stat -c '%F %a %U:%G' /dev/guac; [ \"\$(stat -c '%F %a %U:%G' /dev/guac)\" = 'character special file 444 root:root' ]"
+	check_sh "the journal has 'guacrng: core self-tests: pass' and '/dev/guac ready'" "
+		journalctl -b -k --no-pager -o cat | grep guacrng
+		journalctl -b -k --no-pager -o cat | grep -qF 'guacrng: core self-tests: pass' &&
+		journalctl -b -k --no-pager -o cat | grep -qF 'guacrng: /dev/guac ready'"
+	check_sh "no guacrng kernel message at warning level or above, besides the taint notices" "
+		journalctl -b -k --no-pager -o cat -p warning | grep guacrng
+		! journalctl -b -k --no-pager -o cat -p warning | grep guacrng |
+			grep -v -e 'loading out-of-tree module taints kernel' -e 'module verification failed: signature and/or required key missing'"
+	echo "# implementation: $(cat /sys/class/misc/guac/implementation) ($(cat /sys/class/misc/guac/implementation_reason 2>/dev/null))"
+	check_same "dd if=/dev/guac bs=1M skip=3 count=4 = guac gen --offset 3M --length 4M" 4194304 \
+		"dd if=/dev/guac bs=1M skip=3 count=4 status=none" "guac gen --offset 3M --length 4M"
+	check_same "dd at byte 9223372036000000000 = guac gen there" 16384 \
+		"dd if=/dev/guac iflag=skip_bytes skip=9223372036000000000 bs=4096 count=4 status=none" \
+		"guac gen --offset 9223372036000000000 --length 16K"
+	check_sh "the first block is the published one (include/guacrng/vectors.h)" "
+		[ \"\$(head -c 64 /dev/guac | od -An -v -tx1 | tr -d ' \n')\" = 0ced594fb6194be61c8d8ff1d596352508040784ad6acb38cdd1f62912dab7b478b071bdbeab020c7af8ad2c7f66b2be35db3a025295bff3eca838f030f04457 ]"
+	check_sh "guac verify --length 16M /dev/guac" "guac verify --length 16M /dev/guac"
+
+	# The CPU's hwrng (arm64: RNDR; QEMU's -cpu max has it), besides virtio-rng.
+	name=$(tr ' ' '\n' <$rng/rng_available | grep '^guacrng-' | head -n 1)
+	echo "# rng_available: $(cat $rng/rng_available); rng_current: $(cat $rng/rng_current)"
+	check_sh "guacrng registered its hwrng (rng_available)" "cat $rng/rng_available; [ -n '$name' ]"
+	before=$(cat $hw/bytes 2>/dev/null || echo 0)
+	check_sh "/dev/hwrng reads 4096 bytes from $name when it is rng_current" "
+		echo '$name' >$rng/rng_current && cat $rng/rng_current && [ \"\$(cat $rng/rng_current)\" = '$name' ] &&
+		[ \"\$(dd if=/dev/hwrng bs=4096 count=1 iflag=fullblock status=none | wc -c)\" = 4096 ]"
+	check_sh "its counters: bytes rose by 4096 or more, no failure" "
+		grep . $hw/* 2>/dev/null | head -n 12
+		[ \$((\$(cat $hw/bytes) - $before)) -ge 4096 ] && [ \"\$(cat $hw/failures)\" = 0 ] &&
+		[ \"\$(cat $hw/health_failures)\" = 0 ]"
+	check_sh "modprobe -r guacrng: no module, no /dev/guac, $name gone from rng_available" "
+		modprobe -r guacrng && ! test -e /sys/module/guacrng && udevadm settle && ! test -e /dev/guac &&
+		! grep -qw '$name' $rng/rng_available"
+	check_system_clean "no failed unit"
 }

@@ -48,14 +48,16 @@ regex_table() {
 			6 6.x 60 5.x; do
 			! [[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]] || bad="$bad $k(should not)"
 		done
-		for a in x86_64; do [[ $a =~ $BUILD_EXCLUSIVE_ARCH ]] || bad="$bad $a"; done
-		for a in i686 aarch64 ppc64le; do ! [[ $a =~ $BUILD_EXCLUSIVE_ARCH ]] || bad="$bad $a"; done
+		for a in x86_64 aarch64; do [[ $a =~ $BUILD_EXCLUSIVE_ARCH ]] || bad="$bad $a"; done
+		for a in i686 aarch64_be armv7l ppc64le x86_64x; do
+			! [[ $a =~ $BUILD_EXCLUSIVE_ARCH ]] || bad="$bad $a"
+		done
 		[ "$AUTOINSTALL" = yes ] || bad="$bad AUTOINSTALL=$AUTOINSTALL"
 		echo "BUILD_EXCLUSIVE_KERNEL=$BUILD_EXCLUSIVE_KERNEL${bad:+; wrong:$bad}"
 		[ -z "$bad" ]
 	)
 }
-check "BUILD_EXCLUSIVE_KERNEL takes 5.10 and later, not 5.9 or older; x86_64 only; AUTOINSTALL" \
+check "BUILD_EXCLUSIVE_KERNEL takes 5.10 and later, not 5.9 or older; x86_64 and aarch64 only; AUTOINSTALL" \
 	'regex_table >"$work/regex" 2>&1; status=$?; sed "s/^/# /" "$work/regex"; [ $status = 0 ]'
 
 mkdir -p "$work/dkms" "$work/tools"

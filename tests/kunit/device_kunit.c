@@ -362,9 +362,22 @@ static void dev_test_iovec_shapes(struct kunit *test)
 }
 
 /*
- * A user buffer whose tail is unmapped: the read returns exactly the bytes
- * that fit, they are right, and the position moves by that much; a buffer
- * with nothing mapped gets -EFAULT and leaves the position alone.
+ * How close to a fault copy_to_user() gets is the architecture's: x86's stops
+ * at the first byte that faults; arm64's counts from the last block it stored
+ * and may stop less than one 64-byte loop of its copy short (12 bytes of 8092
+ * on 6.12, the bytes in between unwritten), which the kernel allows.
+ */
+#ifdef CONFIG_X86_64
+#define DEV_FAULT_SLACK 0
+#else
+#define DEV_FAULT_SLACK 64
+#endif
+
+/*
+ * A user buffer whose tail is unmapped: the read returns the bytes that fit
+ * (exactly those on x86, at most DEV_FAULT_SLACK fewer elsewhere), they are
+ * right, and the position moves by that much; a buffer with nothing mapped
+ * gets -EFAULT and leaves the position alone.
  */
 static void dev_test_user_fault(struct kunit *test)
 {
@@ -373,6 +386,7 @@ static void dev_test_user_fault(struct kunit *test)
 	size_t fits, len = 3 * PAGE_SIZE, i;
 	u8 *buf, *ref;
 	struct iov_iter iter;
+	ssize_t got;
 	loff_t pos;
 
 	/* Keep pages 0 and 1; pages 2 and 3 go away. */
@@ -388,12 +402,14 @@ static void dev_test_user_fault(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, import_ubuf(ITER_DEST, ctx->ubuf + starts[i], len, &iter),
 				0);
 		pos = 333 + i;
-		KUNIT_EXPECT_EQ_MSG(test, dev_read(test, &iter, &pos), (ssize_t)fits,
+		got = dev_read(test, &iter, &pos);
+		KUNIT_ASSERT_LE_MSG(test, got, (ssize_t)fits, "start %zu", starts[i]);
+		KUNIT_ASSERT_GE_MSG(test, got, (ssize_t)(fits - DEV_FAULT_SLACK),
 				    "start %zu", starts[i]);
-		KUNIT_EXPECT_EQ(test, pos, 333 + (loff_t)(i + fits));
-		KUNIT_ASSERT_EQ(test, copy_from_user(buf, ctx->ubuf + starts[i], fits), 0);
-		dev_expected(ref, 0, 333 + i, fits);
-		KUNIT_EXPECT_MEMEQ_MSG(test, buf, ref, fits, "start %zu", starts[i]);
+		KUNIT_EXPECT_EQ(test, pos, 333 + (loff_t)i + got);
+		KUNIT_ASSERT_EQ(test, copy_from_user(buf, ctx->ubuf + starts[i], got), 0);
+		dev_expected(ref, 0, 333 + i, got);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf, ref, got, "start %zu", starts[i]);
 	}
 
 	KUNIT_ASSERT_EQ(test, import_ubuf(ITER_DEST, ctx->ubuf + 2 * PAGE_SIZE, 100, &iter), 0);

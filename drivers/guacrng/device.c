@@ -85,7 +85,9 @@ static int guac_release(struct inode *inode, struct file *file)
  * straight into the reader's buffer. Writing into user pages directly would
  * need them pinned (FOLL_PIN), dirtied and unpinned, and would have to step
  * aside for file-backed mappings; copy_to_iter() is right for every kind of
- * memory, as write(2) is, and finds the exact count at a fault.
+ * memory, as write(2) is, and reports what it copied when it meets a fault
+ * (on x86 up to the faulting byte; arm64's copy may stop up to one of its
+ * 64-byte blocks short): the read returns that count, never more.
  */
 
 /* Where the next byte comes from: block index and byte within the block. */

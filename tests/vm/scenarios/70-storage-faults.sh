@@ -206,7 +206,7 @@ dm_create() {
 # Whatever failed above: leave no device or module behind for the next scenarios.
 cleanup() {
 	dmsetup remove "$dmname" 2>/dev/null
-	for m in dm_flakey scsi_debug; do
+	for m in dm_flakey scsi_debug brd; do
 		grep -q "^$m " /proc/modules && rmmod "$m"
 	done
 	rm -f /tmp/sector /tmp/dd.err /tmp/sd.* /tmp/sd-*.* /tmp/dm.* /tmp/dm-*.*
@@ -291,13 +291,30 @@ ss=512
 drop=2048	# lost writes: sectors 2048-2111 (32 KiB at 1 MiB)
 wbad=4096	# corrupted write: byte 100 of sector 4096 (2 MiB)
 rbad=6144	# corrupted read: byte 200 of sector 6144 (3 MiB)
-if why=$(missing sd_mod scsi_debug dm-mod dm-flakey); then
+# The disk under dm: scsi_debug's or, in a kernel without scsi_debug
+# (Debian's arm64), a brd RAM disk of the same size and sectors.
+under=scsi_debug
+if missing sd_mod scsi_debug >/dev/null && ! missing brd >/dev/null; then
+	under=brd
+fi
+if [ "$under" = brd ]; then
+	why=$(missing brd dm-mod dm-flakey)
+else
+	why=$(missing sd_mod scsi_debug dm-mod dm-flakey)
+fi
+if [ -n "$why" ]; then
 	skip "dm-flakey lost and corrupted writes: verify names them" \
 		"no $why module for this kernel (none in its modules.map)"
 else
-	check "insmod scsi_debug: 4 MiB of $ss-byte sectors, no errors" \
-		sdebug_load dev_size_mb=4 delay=0
-	disk=$(sdebug_disk)
+	if [ "$under" = brd ]; then
+		check "insmod brd (no scsi_debug in this kernel): a 4 MiB RAM disk of $ss-byte sectors" \
+			mod_load brd rd_nr=1 rd_size=4096
+		disk=/dev/ram0
+	else
+		check "insmod scsi_debug: 4 MiB of $ss-byte sectors, no errors" \
+			sdebug_load dev_size_mb=4 delay=0
+		disk=$(sdebug_disk)
+	fi
 	check "insmod dm-flakey" mod_load dm-flakey
 	size=$(blockdev --getsz "$disk")
 	linear="0 $size linear $disk 0\n"
@@ -378,8 +395,8 @@ its bad list is sector $wbad only: the medium holds the right byte $rbyte"
 	fi
 
 	check "dmsetup remove $dmname" dmsetup remove "$dmname"
-	check "rmmod dm-flakey scsi_debug" rmmod dm_flakey scsi_debug
+	check "rmmod dm-flakey $under" rmmod dm_flakey $under
 fi
 cleanup
 check "no dm device and no scsi_debug left" sh -c '
-	! ls /sys/block | grep -E "^dm-" && ! grep -E "^(scsi_debug|dm_flakey) " /proc/modules'
+	! ls /sys/block | grep -E "^dm-" && ! grep -E "^(scsi_debug|dm_flakey|brd) " /proc/modules'

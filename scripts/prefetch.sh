@@ -6,9 +6,10 @@
 #
 # From a cold cache, make check spends minutes on downloads and debootstraps
 # (the kernels of the matrix, the chroots with their compilers, Bochs, the
-# guest images, amd64 and arm64, lintian's chroot) and more on compiling the two test kernels.
-# The first wait on the network and the disk, the second on the CPUs; `start`
-# runs the first in the background while the suites run the second. Every
+# guest images, amd64 and arm64, lintian's chroot) and more on compiling the
+# two test kernels. The first wait on the network and the disk, the second on
+# the CPUs; `start` runs the first in the background while the suites run the
+# second. Every
 # step is the consumers' own script, which takes a lock (fetch-kernel.sh per
 # series, chroot.sh per chroot, make-image.sh, the Bochs fetch): a consumer
 # that comes first waits for the prefetch and then finds the cache filled.

@@ -221,13 +221,14 @@ def kbuild(out, hdr):
     try:
         for f in ("core_neon.c", "core_simd.h", "core_round.h"):
             shutil.copy(os.path.join(ROOT, "drivers", "guacrng", f), tmp)
+        # The object's flags as drivers/guacrng/Kbuild gives them, read from it.
+        flags = [l for l in open(os.path.join(ROOT, "drivers", "guacrng", "Kbuild"))
+                 if re.match(r"CFLAGS(_REMOVE)?_core_neon\.o\s*:?=", l)]
+        if len(flags) != 2:
+            sys.exit("neon-mix: drivers/guacrng/Kbuild: core_neon.o's two flag lines not found")
         with open(os.path.join(tmp, "Kbuild"), "w") as k:
             k.write(f"ccflags-y += -I{ROOT}/include\n"
-                    "obj-m += guacneon.o\nguacneon-y := core_neon.o\n"
-                    # as drivers/guacrng/Kbuild builds it
-                    "CFLAGS_REMOVE_core_neon.o := -mgeneral-regs-only "
-                    "$(CC_FLAGS_NO_FPU)\n"
-                    "CFLAGS_core_neon.o := $(CC_FLAGS_FPU)\n")
+                    "obj-m += guacneon.o\nguacneon-y := core_neon.o\n" + "".join(flags))
         r = subprocess.run(["make", "-s", "-C", hdr, f"M={tmp}", "ARCH=arm64",
                             "CROSS_COMPILE=aarch64-linux-gnu-", "core_neon.o"],
                            capture_output=True, text=True)

@@ -6,6 +6,10 @@
 # message that says why, and one without
 # the hw_random core (CONFIG_HW_RANDOM unset) gets a module without the hwrng
 # (no quality parameter, no dependency on it) that still builds warning-free.
+# The SIMD step objects (x86-64's core_sse2/avx2/avx512.o; arm64's
+# core_neon.o, cross-built against Debian's arm64 6.12 headers) call no
+# function: 6.12's arm64 CC_FLAGS_FPU (-ffreestanding) once made the NEON
+# step call memset every step, which -fbuiltin undoes.
 # The configuration is overridden on make's command line, which Kbuild reads
 # as it reads the kernel's own. Builds in private copies. TAP.
 set -u
@@ -23,7 +27,20 @@ build() {
 	rm -rf "$work/$name"
 	mkdir -p "$work/$name"
 	(cd "$top" && git ls-files -z Kbuild drivers include | xargs -0 cp --parents -t "$work/$name")
-	make -C "$kdir" M="$work/$name" W=1 "$@" modules >"$work/$name.log" 2>&1
+	make -C "${build_kdir:-$kdir}" M="$work/$name" W=1 "$@" modules >"$work/$name.log" 2>&1
+}
+
+# calls_nothing NM OBJECT...: no undefined symbol in any OBJECT but the
+# kernel's own instrumentation (ftrace's entry, x86's return thunk).
+calls_nothing() {
+	local nm=$1 obj calls
+	shift
+	for obj; do
+		[ -f "$obj" ] || { echo "# $obj: missing"; return 1; }
+		calls=$($nm -u "$obj" | awk '{print $2}' |
+			grep -Ev '^(__fentry__|__x86_return_thunk|__x86_indirect_thunk_.*)$')
+		[ -z "$calls" ] || { echo "# $obj calls:" $calls; return 1; }
+	done
 }
 
 tap_begin
@@ -51,8 +68,22 @@ if build default; then
 	ko=$work/default/drivers/guacrng/guacrng.ko
 	check "with the kernel's configuration: the hwrng and its quality parameter are there" \
 		'modinfo -F parm "$ko" | grep -q "^quality:" && nm "$ko" | grep -q guac_hwrng_fill'
+	simd=$work/default/drivers/guacrng
+	check "x86-64: the SIMD step objects call no function" \
+		'calls_nothing nm "$simd/core_sse2.o" "$simd/core_avx2.o" "$simd/core_avx512.o"'
 else
 	not_ok "with the kernel's configuration the module builds" "$work/default.log"
+fi
+
+arm_kver=$(GUAC_ARCH=arm64 "$top/scripts/vm/fetch-kernel.sh" 6.12 2>/dev/null)
+arm_kdir=$(GUAC_TOP=$top GUAC_ARCH=arm64 sh -c '. "$GUAC_TOP/scripts/vm/lib.sh"; guac_kdir "$1"' sh "$arm_kver")
+if build_kdir=$arm_kdir build arm64 ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- &&
+   ! grep -q 'warning:' "$work/arm64.log"; then
+	ok "arm64 ($arm_kver): the module builds, warning-free"
+	check "arm64: the NEON step object calls no function (no memset under -ffreestanding)" \
+		'calls_nothing aarch64-linux-gnu-nm "$work/arm64/drivers/guacrng/core_neon.o"'
+else
+	not_ok "arm64 ($arm_kver): the module builds, warning-free" "$work/arm64.log"
 fi
 rm -rf "$work"
 tap_end

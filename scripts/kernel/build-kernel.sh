@@ -19,9 +19,15 @@
 #           into kernel-build-kcsan-VERSION-HASH. Whatever builds against it
 #           must pass LLVM=1 too, or Kbuild sees another compiler and
 #           reconfigures the cached tree.
+#   arm64   arm64.config (QEMU's -M virt: PL011, virtio-mmio console,
+#           initramfs; preempt, lockdep, might-sleep) + tests/kunit/.kunitconfig,
+#           cross-built with gcc (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-),
+#           into kernel-build-arm64-VERSION-HASH. Modules built against it
+#           pass the same two (scripts/vm/lib.sh's guac_kbuild_flags with
+#           GUAC_ARCH=arm64).
 #
-# The kbuild directory holds arch/x86/boot/bzImage and serves as KDIR for
-# out-of-tree modules. Environment: GUACRNG_CACHE (default GUAC_VM_CACHE, else
+# The kbuild directory holds the image (arch/x86/boot/bzImage,
+# arch/arm64/boot/Image) and serves as KDIR for out-of-tree modules. Environment: GUACRNG_CACHE (default GUAC_VM_CACHE, else
 # /var/cache/guacrng),
 # KERNEL_SOURCE_PKG (default linux-source-6.12), JOBS (default 2).
 set -euo pipefail
@@ -33,7 +39,7 @@ jobs=${JOBS:-2}
 
 log() { echo "build-kernel: $*" >&2; }
 die() { log "error: $*"; exit 1; }
-usage() { echo "usage: build-kernel.sh [--variant debug|kcsan] [--dir]" >&2; exit 2; }
+usage() { echo "usage: build-kernel.sh [--variant debug|kcsan|arm64] [--dir]" >&2; exit 2; }
 
 # shellcheck source=scripts/kernel/lib.sh
 . "$top/scripts/kernel/lib.sh"
@@ -55,8 +61,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# Per variant: the fragments, in the order they are merged and hashed; make's
-# toolchain arguments; the cache directory's prefix (VERSION-HASH follows)
+# Per variant: the fragments, in the order they are merged and hashed; the
+# kernel's ARCH; make's toolchain arguments and the compiler whose version
+# the key hashes with them; the cache directory's prefix (VERSION-HASH follows)
 # and the pattern of that variant's directories, so that a new build removes
 # the stale ones of its own variant only.
 case $variant in
@@ -65,6 +72,7 @@ debug)
 	# hash to the same key, so existing debug builds stay valid.
 	fragments=("$top"/scripts/kernel/base.config "$top"/scripts/kernel/debug.config
 		"$top"/tests/kunit/.kunitconfig)
+	karch=x86_64
 	toolchain=()
 	prefix=kernel-build-
 	stale='kernel-build-[0-9]*'
@@ -72,9 +80,19 @@ debug)
 kcsan)
 	fragments=("$top"/scripts/kernel/base.config "$top"/scripts/kernel/kcsan.config
 		"$top"/tests/kunit/.kunitconfig)
+	karch=x86_64
 	toolchain=(LLVM=1)
+	compiler=clang
 	prefix=kernel-build-kcsan-
 	stale='kernel-build-kcsan-*'
+	;;
+arm64)
+	fragments=("$top"/scripts/kernel/arm64.config "$top"/tests/kunit/.kunitconfig)
+	karch=arm64
+	toolchain=(CROSS_COMPILE=aarch64-linux-gnu-)
+	compiler=aarch64-linux-gnu-gcc
+	prefix=kernel-build-arm64-
+	stale='kernel-build-arm64-*'
 	;;
 *)
 	usage
@@ -124,13 +142,13 @@ build() {
 	log "configuring $out from ${fragments[*]#"$top"/}"
 	# Kconfig depends on the compiler (CC_IS_CLANG, HAVE_KCSAN_COMPILER):
 	# merge_config's make takes LLVM=1 from the environment.
-	(cd "$src" && env ARCH=x86_64 "${toolchain[@]}" scripts/kconfig/merge_config.sh \
+	(cd "$src" && env ARCH="$karch" "${toolchain[@]}" scripts/kconfig/merge_config.sh \
 		-O "$out" /dev/null "${fragments[@]}") >"$out/merge_config.log" 2>&1 ||
 		die "merge_config failed: see $out/merge_config.log"
 	verify_config "$out/.config"
 
 	log "building $variant with -j$jobs ${toolchain[*]} (log: $out/build.log)"
-	nice -n 10 make -C "$src" O="$out" ARCH=x86_64 "${toolchain[@]}" -j"$jobs" \
+	nice -n 10 make -C "$src" O="$out" ARCH="$karch" "${toolchain[@]}" -j"$jobs" \
 		>"$out/build.log" 2>&1 || {
 		tail -n 30 "$out/build.log" >&2
 		die "kernel build failed: see $out/build.log"
@@ -146,14 +164,15 @@ build() {
 		-exec rm -rf {} +
 }
 
-# What the cache key hashes: the fragments; for a clang build also the
-# toolchain arguments and the compiler's version, so a new clang rebuilds.
+# What the cache key hashes: the fragments; for a clang or cross build also
+# the toolchain arguments and the compiler's version, so a new compiler
+# rebuilds.
 # (debug: the fragments alone, exactly as before variants existed.)
 keytext() {
 	cat "${fragments[@]}"
 	if [ "${#toolchain[@]}" -gt 0 ]; then
 		echo "${toolchain[*]}"
-		clang --version | head -n 1
+		"$compiler" --version | head -n 1
 	fi
 }
 

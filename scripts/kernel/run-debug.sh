@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: run-debug.sh [--variant debug|kcsan] kunit|check
+# Usage: run-debug.sh [--variant debug|kcsan|arm64] kunit|check
 #
 # Boot a test kernel (scripts/kernel/build-kernel.sh; built once and cached)
 # in QEMU through the VM harness in scripts/vm/:
@@ -9,6 +9,12 @@
 #   debug   (the default) gcc; KASAN, lockdep, UBSAN, kmemleak, debug_pagealloc
 #           on and panic_on_warn=1
 #   kcsan   clang (LLVM=1, the module too); KCSAN and lockdep
+#   arm64   gcc, cross-built (ARCH=arm64, the module too); lockdep and
+#           might-sleep; booted in qemu-system-aarch64 -M virt -cpu max
+#           (GUAC_ARCH=arm64 in scripts/vm/; VM_CPU=cortex-a57 for a CPU
+#           without RNDR, its logs in build/vm/LABEL/cpu-cortex-a57/).
+#           kunit only: Debian's arm64 kernels have no KUnit, and their VM
+#           scenarios are make vm-check-arm64's.
 #
 # and mode:
 #
@@ -18,6 +24,8 @@
 #           tests/debug/ (fail_usercopy, stress), with the production module.
 #           kcsan: the stress scenarios of tests/debug/stress/.
 #
+# A kunit run ends with one line: VARIANT-kunit: PASS|FAIL and the counts.
+#
 # Debug runs end with a kmemleak scan that must find nothing. Every run fails
 # on any KASAN, KCSAN, lockdep, UBSAN, might-sleep, FPU or other kernel
 # report in the console log. Needs `make vm-tools` first (make kunit,
@@ -25,7 +33,7 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: run-debug.sh [--variant debug|kcsan] kunit|check" >&2
+	echo "usage: run-debug.sh [--variant debug|kcsan|arm64] kunit|check" >&2
 	exit 2
 }
 
@@ -41,6 +49,7 @@ kunit | check) ;;
 esac
 case $variant in
 debug | kcsan) ;;
+arm64) [ "$mode" = kunit ] || usage ;;
 *) usage ;;
 esac
 
@@ -91,6 +100,16 @@ kcsan)
 	append="loglevel=7 printk.time=1 guacvm.bench=0"
 	what="KCSAN, lockdep, might-sleep, FPU, WARN or BUG report"
 	;;
+arm64)
+	# scripts/vm/ for arm64: the module cross-built (guac_kbuild_flags),
+	# the guest's programs aarch64, qemu-system-aarch64 -M virt.
+	export GUAC_ARCH=arm64
+	export GUAC_MODULE_MAKEFLAGS=
+	checkers="$dbg/common"
+	check_scenarios=
+	append="panic_on_warn=1 loglevel=7 printk.time=1 guacvm.bench=0"
+	what="lockdep, might-sleep, WARN, BUG or Oops report"
+	;;
 esac
 if [ "$mode" = kunit ]; then
 	GUAC_MODULE_MAKEFLAGS="$GUAC_MODULE_MAKEFLAGS GUAC_KUNIT=y"
@@ -101,11 +120,21 @@ fi
 "$vm/build-module.sh" "$label" >/dev/null
 "$vm/make-initramfs.sh" "$label" >/dev/null
 
-export GUAC_VM_KERNEL=$kdir/arch/x86/boot/bzImage
+if [ "$variant" = arm64 ]; then
+	export GUAC_VM_KERNEL=$kdir/arch/arm64/boot/Image
+else
+	export GUAC_VM_KERNEL=$kdir/arch/x86/boot/bzImage
+fi
 export GUAC_VM_APPEND=$append
 # The checkers under TCG are slow: allow for it.
 export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 out=$GUAC_VM_BUILD/$label
+# Another CPU (VM_CPU) boots the same module and initramfs; its logs go
+# apart, so that the two runs' logs never mix.
+if [ -n "${VM_CPU:-}" ]; then
+	out=$out/cpu-$(echo "$VM_CPU" | tr -c 'A-Za-z0-9.\n-' _)
+	export GUAC_VM_LOGDIR=$out
+fi
 console=$out/console.log
 status=0
 if ! "$vm/run-kernel.sh" "$label"; then
@@ -159,6 +188,10 @@ fi
 if [ "$mode" = kunit ]; then
 	suites=$(sed -n 's/^\t\.name = "\(guacrng-[a-z0-9-]*\)",$/\1/p' "$top"/tests/kunit/*_kunit.c)
 	# shellcheck disable=SC2086
-	python3 "$top/scripts/kernel/ktap-report.py" "$console" $suites || status=1
+	python3 "$top/scripts/kernel/ktap-report.py" "$console" $suites >"$out/kunit.txt" || status=1
+	cat "$out/kunit.txt"
+	verdict=PASS
+	[ "$status" = 0 ] || verdict=FAIL
+	echo "$variant-kunit${VM_CPU:+ (-cpu $VM_CPU)}: $verdict, $(sed -n 's/^kunit: \([0-9]* passed, .*\)/\1/p' "$out/kunit.txt" | tail -n 1)$([ -s "$out/reports.txt" ] && echo ", $(wc -l <"$out/reports.txt") kernel report lines" || echo ", kernel log clean")"
 fi
 exit "$status"

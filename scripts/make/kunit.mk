@@ -4,18 +4,27 @@
 # and the suites that run on them, through the VM harness of scripts/vm/:
 #   debug   gcc; KUnit, KASAN, lockdep, kmemleak, UBSAN, fail_usercopy...
 #   kcsan   clang (LLVM=1); KUnit, KCSAN, lockdep (KCSAN excludes KASAN)
+#   arm64   gcc, cross-built (ARCH=arm64); KUnit, lockdep, might-sleep, in
+#           qemu-system-aarch64 -M virt (Debian's arm64 kernels have no KUnit)
 #
 #   make debug-kernel   build (or find cached) the debug kernel
 #   make kcsan-kernel   build (or find cached) the kcsan kernel
+#   make arm64-kernel   build (or find cached) the arm64 kernel
 #   make kunit          tests/kunit/ suites on both kernels, every case reported
 #   make check-debug    the VM scenarios plus tests/debug/ under the debug checkers
 #   make check-kcsan    the stress scenarios of tests/debug/stress/ under KCSAN
+#   make check-kunit-arm64  tests/kunit/ suites on the arm64 kernel: -cpu max
+#                       (NEON, RNDR/RNDRRS), then -cpu cortex-a57 (NEON, no
+#                       RNDR: the real-instruction cases skip)
 
 debug-kernel: deps
 	scripts/kernel/build-kernel.sh >/dev/null
 
 kcsan-kernel: deps
 	scripts/kernel/build-kernel.sh --variant kcsan >/dev/null
+
+arm64-kernel: deps
+	scripts/kernel/build-kernel.sh --variant arm64 >/dev/null
 
 kunit: deps vm-tools
 	scripts/kernel/run-debug.sh kunit
@@ -27,6 +36,11 @@ check-debug: deps vm-tools
 check-kcsan: deps vm-tools
 	scripts/kernel/run-debug.sh --variant kcsan check
 
+# guac-arm64 (arm64.mk): the guest's aarch64 guac and guac-vmtest.
+check-kunit-arm64: deps guac-arm64
+	VM_CPU= scripts/kernel/run-debug.sh --variant arm64 kunit
+	VM_CPU=cortex-a57 scripts/kernel/run-debug.sh --variant arm64 kunit
+
 check-suites: kunit check-debug check-kcsan
 
-.PHONY: debug-kernel kcsan-kernel kunit check-debug check-kcsan
+.PHONY: debug-kernel kcsan-kernel arm64-kernel kunit check-debug check-kcsan check-kunit-arm64

@@ -154,7 +154,7 @@ add_module() {
 # its drivers are modules (virtio_console is built in from 6.12 on).
 if [ "$GUAC_ARCH" = arm64 ]; then
 	for mod in virtio_mmio virtio_console; do
-		! grep -q "/$mod\.ko\(\.[a-z]*\)\? " "$kcache/modules.map" || add_module "$mod"
+		! grep -qs "/$mod\.ko\(\.[a-z]*\)\? " "$kcache/modules.map" || add_module "$mod"
 	done
 fi
 for dep in $(modinfo -F depends "$out/guacrng.ko" | tr , ' '); do

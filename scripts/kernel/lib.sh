@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Shared by build-kernel.sh and run-debug.sh: the --variant option that picks
-# a test kernel (debug or kcsan; see README.md). Each script defines usage()
+# a test kernel (debug, kcsan or arm64; see README.md). Each script defines usage()
 # before it calls guac_variant_option, and checks the variant itself.
 #
 # variant and variant_args are set here for the scripts that source this file.

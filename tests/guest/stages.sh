@@ -67,6 +67,31 @@ check_modules_load() {
 		[ \"\$(systemctl show -p ExecMainStatus --value systemd-modules-load.service)\" = 0 ]"
 }
 
+# The device node the module made.
+check_dev_node() {
+	check_sh "/dev/guac is a character device, mode 0444, root:root" "
+		stat -c '%F %a %U:%G' /dev/guac; [ \"\$(stat -c '%F %a %U:%G' /dev/guac)\" = 'character special file 444 root:root' ]"
+}
+
+# The kernel log has nothing to say about guacrng (the two notices of an
+# out-of-tree module excepted), and which implementation serves reads.
+check_dev_quiet() {
+	check_sh "no guacrng kernel message at warning level or above, besides the taint notices" "
+		journalctl -b -k --no-pager -o cat -p warning | grep guacrng
+		! journalctl -b -k --no-pager -o cat -p warning | grep guacrng |
+			grep -v -e 'loading out-of-tree module taints kernel' -e 'module verification failed: signature and/or required key missing'"
+	echo "# implementation: $(cat /sys/class/misc/guac/implementation) ($(cat /sys/class/misc/guac/implementation_reason 2>/dev/null))"
+}
+
+# /dev/guac equals guac gen, in the first megabytes and near the end.
+check_dev_stream() {
+	check_same "dd if=/dev/guac bs=1M skip=3 count=4 = guac gen --offset 3M --length 4M" 4194304 \
+		"dd if=/dev/guac bs=1M skip=3 count=4 status=none" "guac gen --offset 3M --length 4M"
+	check_same "dd at byte 9223372036000000000 = guac gen there" 16384 \
+		"dd if=/dev/guac iflag=skip_bytes skip=9223372036000000000 bs=4096 count=4 status=none" \
+		"guac gen --offset 9223372036000000000 --length 16K"
+}
+
 stage_install() {
 	local ko
 	check_system_clean "the fresh system booted with no failed unit"
@@ -131,8 +156,7 @@ stage_loaded() {
 		[ -z \"\$(journalctl -b --no-pager -q -o cat -p warning -t systemd-modules-load)\" ]"
 	check_sh "guacrng is loaded, the one DKMS built for $kver" "
 		grep '^guacrng ' /proc/modules && modinfo -n guacrng && modinfo -n guacrng | grep -q '^/lib/modules/$kver/updates/dkms/'"
-	check_sh "/dev/guac is a character device, mode 0444, root:root" "
-		stat -c '%F %a %U:%G' /dev/guac; [ \"\$(stat -c '%F %a %U:%G' /dev/guac)\" = 'character special file 444 root:root' ]"
+	check_dev_node
 	check_sh "the journal has 'guacrng: core self-tests: pass'" \
 		"journalctl -b -k --no-pager -o cat | grep -F 'guacrng: core self-tests: pass'"
 	check_sh "... 'guacrng: hwrng self-tests: pass' and '/dev/guac ready'" "
@@ -142,17 +166,8 @@ stage_loaded() {
 	# Loading a module the kernel's keys do not vouch for (an out-of-tree
 	# one, signed by a MOK that is not enrolled) taints the kernel: those two
 	# notices are expected, nothing else at warning level or above.
-	check_sh "no guacrng kernel message at warning level or above, besides the taint notices" "
-		journalctl -b -k --no-pager -o cat -p warning | grep guacrng
-		! journalctl -b -k --no-pager -o cat -p warning | grep guacrng |
-			grep -v -e 'loading out-of-tree module taints kernel' -e 'module verification failed: signature and/or required key missing'"
-	echo "# implementation: $(cat /sys/class/misc/guac/implementation) ($(cat /sys/class/misc/guac/implementation_reason 2>/dev/null))"
-
-	check_same "dd if=/dev/guac bs=1M skip=3 count=4 = guac gen --offset 3M --length 4M" 4194304 \
-		"dd if=/dev/guac bs=1M skip=3 count=4 status=none" "guac gen --offset 3M --length 4M"
-	check_same "dd at byte 9223372036000000000 = guac gen there" 16384 \
-		"dd if=/dev/guac iflag=skip_bytes skip=9223372036000000000 bs=4096 count=4 status=none" \
-		"guac gen --offset 9223372036000000000 --length 16K"
+	check_dev_quiet
+	check_dev_stream
 	check_sh "guac verify --length 64M /dev/guac" "guac verify --length 64M /dev/guac"
 	check_sh "guac verify fails on a copy with one byte changed (exit 1, MISMATCH)" "
 		guac gen --length 1M >/tmp/copy.bin
@@ -310,22 +325,13 @@ stage_modprobe() {
 		modprobe guacrng && grep '^guacrng ' /proc/modules && modinfo -n guacrng &&
 		modinfo -n guacrng | grep -q '^/lib/modules/$kver/updates/dkms/'"
 	udevadm settle
-	check_sh "/dev/guac is a character device, mode 0444, root:root" "
-		stat -c '%F %a %U:%G' /dev/guac; [ \"\$(stat -c '%F %a %U:%G' /dev/guac)\" = 'character special file 444 root:root' ]"
+	check_dev_node
 	check_sh "the journal has 'guacrng: core self-tests: pass' and '/dev/guac ready'" "
 		journalctl -b -k --no-pager -o cat | grep guacrng
 		journalctl -b -k --no-pager -o cat | grep -qF 'guacrng: core self-tests: pass' &&
 		journalctl -b -k --no-pager -o cat | grep -qF 'guacrng: /dev/guac ready'"
-	check_sh "no guacrng kernel message at warning level or above, besides the taint notices" "
-		journalctl -b -k --no-pager -o cat -p warning | grep guacrng
-		! journalctl -b -k --no-pager -o cat -p warning | grep guacrng |
-			grep -v -e 'loading out-of-tree module taints kernel' -e 'module verification failed: signature and/or required key missing'"
-	echo "# implementation: $(cat /sys/class/misc/guac/implementation) ($(cat /sys/class/misc/guac/implementation_reason 2>/dev/null))"
-	check_same "dd if=/dev/guac bs=1M skip=3 count=4 = guac gen --offset 3M --length 4M" 4194304 \
-		"dd if=/dev/guac bs=1M skip=3 count=4 status=none" "guac gen --offset 3M --length 4M"
-	check_same "dd at byte 9223372036000000000 = guac gen there" 16384 \
-		"dd if=/dev/guac iflag=skip_bytes skip=9223372036000000000 bs=4096 count=4 status=none" \
-		"guac gen --offset 9223372036000000000 --length 16K"
+	check_dev_quiet
+	check_dev_stream
 	check_sh "the first block is the published one (include/guacrng/vectors.h)" "
 		[ \"\$(head -c 64 /dev/guac | od -An -v -tx1 | tr -d ' \n')\" = 0ced594fb6194be61c8d8ff1d596352508040784ad6acb38cdd1f62912dab7b478b071bdbeab020c7af8ad2c7f66b2be35db3a025295bff3eca838f030f04457 ]"
 	check_sh "guac verify --length 16M /dev/guac" "guac verify --length 16M /dev/guac"

@@ -64,11 +64,12 @@ check:
 check-suites: deps
 	$(MAKE) check-user checkpatch check-host
 
-# Host-side tests of the harness itself: the host guard, and the triage of
-# the KCSAN run's reports.
+# Host-side tests of the harness itself: the host guard, the triage of the
+# KCSAN run's reports, and docs/device.md's edges table against the VM
+# suite's expectations (guac-vmtest, built by vm.mk, prints them).
 check-host:
-	TESTS="$(TOP)/tests/host/test_host_guard.sh $(TOP)/tests/debug/test_kcsan_triage.sh" \
-		scripts/run-suites.sh host
+	TESTS="$(TOP)/tests/host/test_host_guard.sh $(TOP)/tests/debug/test_kcsan_triage.sh \
+		$(TOP)/tests/host/test_device_doc.sh" scripts/run-suites.sh host
 
 clean:
 	rm -rf $(BUILD)

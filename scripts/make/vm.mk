@@ -47,6 +47,9 @@ $(VM_BUILD)/guac-vmtest: $(VMTEST_SRCS) $(VMTEST_DIR)/vmtest.h vm-guac
 
 vm-tools: vm-guac $(VM_BUILD)/guac-vmtest
 
+# check-host's test_device_doc.sh asks it for docs/device.md's edges table.
+check-host: $(VM_BUILD)/guac-vmtest
+
 vm-check: deps vm-tools
 	scripts/vm/check.sh $(VM_KERNELS)
 

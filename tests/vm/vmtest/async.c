@@ -17,6 +17,7 @@
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "vmtest.h"
 
@@ -217,10 +218,12 @@ int vt_cmd_uring_order(int argc, char **argv)
 					b, i, res[i], res[i] < 0 ? strerror(-res[i]) : "short");
 				goto out_ring;
 			}
+		/* Every batch, not only the last: a short batch cannot hide behind a long one. */
+		if (vt_pos(fd) != (int64_t)((b + 1) * depth * VT_URING_CHUNK))
+			vt_fail("the file position is %" PRId64 " after batch %" PRIu64 " (%" PRIu64
+				" reads of 4 KiB in all), expected %" PRIu64, vt_pos(fd), b,
+				(b + 1) * depth, (b + 1) * depth * VT_URING_CHUNK);
 	}
-	if (vt_pos(fd) != (int64_t)(total * VT_URING_CHUNK))
-		vt_fail("the file position is %" PRId64 " after %" PRIu64 " reads of 4 KiB, expected %" PRIu64,
-			vt_pos(fd), total, total * VT_URING_CHUNK);
 
 	/* The expected bytes in one stream; then which range each buffer holds. */
 	if (!vt_ref_open(&ref, 0, 0, total * VT_URING_CHUNK))
@@ -421,51 +424,123 @@ static long vt_path_read(enum vt_path path, int fd, struct vt_uring *ring, uint8
 	return n < 0 ? -errno : n;
 }
 
+/* ========================== what each kernel answers ========================== */
+
+/* Kernel @release's "MAJOR.MINOR" as MAJOR * 1000 + MINOR; NULL: the running kernel. */
+static unsigned int vt_kernel_version(const char *release)
+{
+	struct utsname u;
+	unsigned int major, minor;
+
+	if (!release) {
+		if (uname(&u)) {
+			vt_fail("uname: %s", strerror(errno));
+			return 0;
+		}
+		release = u.release;
+	}
+	if (sscanf(release, "%u.%u", &major, &minor) != 2) {
+		vt_fail("kernel release '%s' does not start with MAJOR.MINOR", release);
+		return 0;
+	}
+	return major * 1000 + minor;
+}
+
 /*
- * The documented table (docs/device.md, "The edges"): what each path gives
- * at each offset. VT_DATA means the count up to the end of file, with the
- * stream's bytes; VT_NA marks what a path cannot express (read() cannot
- * start at a position lseek() refuses).
+ * Whether sendfile() takes a character device such as /dev/guac as its input
+ * on kernel @release (NULL: the running one). Before 5.19 the internal pipe
+ * of do_splice_direct() took only regular files and block devices
+ * (splice_direct_to_actor(): EINVAL otherwise); 5.19's "fs: check FMODE_LSEEK
+ * to control internal pipe splicing" takes any seekable file. 5.10.148 carried
+ * that change and 5.10.149 reverted it; Debian's 5.10 kernels refuse.
+ */
+bool vt_sendfile_takes_chardev(const char *release)
+{
+	return vt_kernel_version(release) >= 5019;
+}
+
+/* ============================ the edges, every path ============================ */
+
+/*
+ * The documented table (docs/device.md, "The edges", which `edges
+ * --print-expected` prints and make check-host compares): what each path
+ * gives at each offset. VT_DATA means the count up to the end of file, with
+ * the stream's bytes; VT_NA marks what a path cannot express (read() cannot
+ * start at a position lseek() refuses); a path in @vfs gets its answer from
+ * the kernel before the device is asked. sendfile() from a character device
+ * before 5.19 is vt_edge_want()'s business.
  */
 #define VT_DATA 1
 #define VT_NA 2
-#define VT_EINVAL_OR_EOVERFLOW 3
+#define VT_P(path) (1u << (path))
+#define VT_SENDFILES (VT_P(VT_SENDFILE) | VT_P(VT_SENDFILE_POS))
 
 static const struct {
-	const char *what;
+	const char *what, *doc;
 	int64_t off;
 	size_t len;
 	int want[VT_NR_PATHS];	/* read pread preadv2 io_uring aio splice sendfile sendfile(pos) */
+	unsigned int vfs;
 } vt_edges[] = {
-	{ "at 0", 0, 4096,
-	  { VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA } },
-	{ "100 bytes before the end", GUAC_DEV_END - 100, 4096,
-	  { VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA } },
-	{ "at the end (2^63-64)", GUAC_DEV_END, 4096,
-	  { 0, 0, 0, 0, 0, 0, 0, 0 } },
-	{ "past the end (2^63-63)", GUAC_DEV_END + 1, 4096,
-	  { VT_NA, 0, 0, 0, 0, 0, 0, VT_NA } },
-	/* sendfile() refuses to start at MAX_LFS_FILESIZE itself. */
-	{ "at 2^63-1", INT64_MAX, 4096,
-	  { VT_NA, 0, 0, 0, 0, 0, -EOVERFLOW, VT_NA } },
+	{ "at 0", "0", 0, 4096,
+	  { VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA }, 0 },
+	{ "100 bytes before the end", "2^63-64-100", GUAC_DEV_END - 100, 4096,
+	  { VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA, VT_DATA }, 0 },
+	{ "at the end (2^63-64)", "2^63-64 (the end)", GUAC_DEV_END, 4096,
+	  { 0, 0, 0, 0, 0, 0, 0, 0 }, 0 },
+	{ "past the end (2^63-63)", "2^63-63 (past the end)", GUAC_DEV_END + 1, 4096,
+	  { VT_NA, 0, 0, 0, 0, 0, 0, VT_NA }, 0 },
+	/* do_sendfile() refuses to start at MAX_LFS_FILESIZE itself. */
+	{ "at 2^63-1", "2^63-1", INT64_MAX, 4096,
+	  { VT_NA, 0, 0, 0, 0, 0, -EOVERFLOW, VT_NA }, VT_P(VT_SENDFILE) },
 	/*
-	 * Negative offsets. pread and preadv2 refuse them in the system call;
-	 * elsewhere the VFS answers EOVERFLOW when the count is at least the
-	 * offset's size, the device EINVAL otherwise. sendfile() also checks
-	 * offset + count against 2^63-1 in its own way, which changed after
-	 * 6.1: EOVERFLOW there, EINVAL on 5.10 and from 6.12 on.
+	 * Negative offsets. pread and preadv2 refuse them in the system call.
+	 * rw_verify_area() answers EOVERFLOW when the count is at least the
+	 * offset's size (the device takes unsigned offsets); smaller counts
+	 * reach the device: EINVAL. sendfile() goes on to clamp the count to
+	 * max - offset, which overflows, and a count check answers EINVAL
+	 * before the device is asked (6.12: rw_verify_area() on the output
+	 * file in do_sendfile(); 5.10 and 6.1: the same check in
+	 * do_splice_direct()).
 	 */
-	{ "offset -2, count 64", -2, 64,
-	  { VT_NA, -EINVAL, -EINVAL, -EOVERFLOW, -EOVERFLOW, -EOVERFLOW, -EOVERFLOW, VT_NA } },
-	{ "offset -4096, count 64", -4096, 64,
-	  { VT_NA, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, VT_EINVAL_OR_EOVERFLOW, VT_NA } },
-	{ "offset -2^63, count 64", INT64_MIN, 64,
-	  { VT_NA, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, VT_NA } },
+	{ "offset -2, count 64", "-2, count 64", -2, 64,
+	  { VT_NA, -EINVAL, -EINVAL, -EOVERFLOW, -EOVERFLOW, -EOVERFLOW, -EOVERFLOW, VT_NA },
+	  VT_P(VT_PREAD) | VT_P(VT_PREADV2) | VT_P(VT_URING) | VT_P(VT_AIO) | VT_P(VT_SPLICE) |
+	  VT_P(VT_SENDFILE) },
+	{ "offset -4096, count 64", "-4096, count 64", -4096, 64,
+	  { VT_NA, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, VT_NA },
+	  VT_P(VT_PREAD) | VT_P(VT_PREADV2) | VT_P(VT_SENDFILE) },
+	{ "offset -2^63, count 64", "-2^63, count 64", INT64_MIN, 64,
+	  { VT_NA, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, VT_NA },
+	  VT_P(VT_PREAD) | VT_P(VT_PREADV2) | VT_P(VT_SENDFILE) },
 };
+
+#define VT_NR_EDGES (sizeof(vt_edges) / sizeof(vt_edges[0]))
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
+}
+
+/*
+ * What path @p answers at edge @e on a kernel whose sendfile() does or does
+ * not take character devices (@chardev): VT_NA, a count or -errno; *@vfs
+ * says whether the kernel answers before the device is asked.
+ */
+static long vt_edge_want(unsigned int e, unsigned int p, bool chardev, bool *vfs)
+{
+	long want = vt_edges[e].want[p];
+
+	*vfs = vt_edges[e].vfs & VT_P(p);
+	if (want == VT_DATA)
+		want = (long)min_u64(GUAC_DEV_END - vt_edges[e].off, vt_edges[e].len);
+	/* Before 5.19, EINVAL wherever do_sendfile()'s own EOVERFLOW does not come first. */
+	if (!chardev && (VT_SENDFILES & VT_P(p)) && want != VT_NA &&
+	    !(*vfs && want == -EOVERFLOW)) {
+		want = -EINVAL;
+		*vfs = true;
+	}
+	return want;
 }
 
 static void vt_edge_name(char *out, size_t size, long v)
@@ -476,41 +551,112 @@ static void vt_edge_name(char *out, size_t size, long v)
 		snprintf(out, size, "%s", strerrorname_np((int)-v) ?: "?");
 }
 
+/* A cell of the documented table: "-", a count, or an error with " (VFS)". */
+static void vt_edge_cell(char *out, size_t size, long v, bool vfs)
+{
+	char name[24];
+
+	if (v == VT_NA) {
+		snprintf(out, size, "-");
+		return;
+	}
+	vt_edge_name(name, sizeof(name), v);
+	snprintf(out, size, "%s%s", name, vfs ? " (VFS)" : "");
+}
+
+/*
+ * edges --print-expected RELEASE...: the table docs/device.md shows, in its
+ * markdown, for those kernel releases (oldest first), from the expectations
+ * the check itself uses; needs no device. A cell on which the kernels differ
+ * gives the last release's answer, then "; MAJOR.MINOR: answer" for each
+ * release that differs from it.
+ */
+static int vt_print_expected(int nr, char **releases)
+{
+	bool chardev[16];
+	char cell[160], one[48], base[48];
+	unsigned int e, p;
+	int k;
+
+	if (nr < 1 || nr > 16) {
+		guac_err("--print-expected takes 1 to 16 kernel releases");
+		return GUAC_EXIT_ERROR;
+	}
+	for (k = 0; k < nr; k++) {
+		if (!vt_kernel_version(releases[k]))
+			return GUAC_EXIT_ERROR;
+		chardev[k] = vt_sendfile_takes_chardev(releases[k]);
+	}
+	printf("| offset |");
+	for (p = 0; p < VT_NR_PATHS; p++)
+		printf(" %s |", vt_path_names[p]);
+	printf("\n|");
+	for (p = 0; p <= VT_NR_PATHS; p++)
+		printf(" --- |");
+	printf("\n");
+	for (e = 0; e < VT_NR_EDGES; e++) {
+		printf("| %s |", vt_edges[e].doc);
+		for (p = 0; p < VT_NR_PATHS; p++) {
+			bool vfs;
+			long v = vt_edge_want(e, p, chardev[nr - 1], &vfs);
+
+			vt_edge_cell(base, sizeof(base), v, vfs);
+			snprintf(cell, sizeof(cell), "%s", base);
+			for (k = 0; k < nr - 1; k++) {
+				unsigned int kv = vt_kernel_version(releases[k]);
+				size_t used = strlen(cell);
+
+				v = vt_edge_want(e, p, chardev[k], &vfs);
+				vt_edge_cell(one, sizeof(one), v, vfs);
+				if (strcmp(one, base))
+					snprintf(cell + used, sizeof(cell) - used, "; %u.%u: %s",
+						 kv / 1000, kv % 1000, one);
+			}
+			printf(" %s |", cell);
+		}
+		printf("\n");
+	}
+	return GUAC_EXIT_OK;
+}
+
 /* Every path at every edge, against the table; the observed table is printed. */
 int vt_cmd_edges(int argc, char **argv)
 {
-	int fd = vt_open(O_RDONLY);
-	uint8_t *buf = guac_alloc(4096);
 	struct vt_uring ring;
-	bool no_sendfile;
 	unsigned int e, p;
+	bool chardev;
+	uint8_t *buf;
+	int fd;
 
-	(void)argc, (void)argv;
+	if (argc > 1 && !strcmp(argv[1], "--print-expected"))
+		return vt_print_expected(argc - 2, argv + 2);
+	if (argc > 1) {
+		guac_err("usage: edges [--print-expected KERNEL-RELEASE...]");
+		return GUAC_EXIT_ERROR;
+	}
+	fd = vt_open(O_RDONLY);
+	buf = guac_alloc(4096);
 	if (!vt_uring_init(&ring, 4)) {
 		close(fd);
 		free(buf);
 		return 0;
 	}
-	/*
-	 * Before 5.11 sendfile() takes only regular files and block devices
-	 * as input (splice_direct_to_actor()): EINVAL for any character
-	 * device, whatever the offset.
-	 */
-	no_sendfile = vt_path_read(VT_SENDFILE, fd, &ring, buf, 4096, 0) == -EINVAL;
-	if (no_sendfile)
-		printf("this kernel's sendfile() refuses character devices: EINVAL expected in the sendfile cells the VFS does not refuse first\n");
+	chardev = vt_sendfile_takes_chardev(NULL);
+	if (!chardev)
+		printf("this kernel is older than 5.19: its sendfile() refuses character devices, EINVAL expected in the sendfile cells where the VFS's EOVERFLOW does not come first\n");
 	printf("%-26s", "offset \\ path");
 	for (p = 0; p < VT_NR_PATHS; p++)
 		printf(" %-13s", vt_path_names[p]);
 	printf("\n");
-	for (e = 0; e < sizeof(vt_edges) / sizeof(vt_edges[0]); e++) {
+	for (e = 0; e < VT_NR_EDGES; e++) {
 		printf("%-26s", vt_edges[e].what);
 		for (p = 0; p < VT_NR_PATHS; p++) {
-			int want = vt_edges[e].want[p];
 			char got_s[24], want_s[24], what[128];
 			long got, expect;
+			bool vfs;
 
-			if (want == VT_NA) {
+			expect = vt_edge_want(e, p, chardev, &vfs);
+			if (expect == VT_NA) {
 				printf(" %-13s", "-");
 				continue;
 			}
@@ -518,14 +664,6 @@ int vt_cmd_edges(int argc, char **argv)
 			got = vt_path_read(p, fd, &ring, buf, vt_edges[e].len, vt_edges[e].off);
 			vt_edge_name(got_s, sizeof(got_s), got);
 			printf(" %-13s", got_s);
-			expect = want == VT_DATA ? (long)min_u64(GUAC_DEV_END - vt_edges[e].off,
-							       vt_edges[e].len) : want;
-			if (want == VT_EINVAL_OR_EOVERFLOW)
-				expect = got == -EOVERFLOW ? -EOVERFLOW : -EINVAL;
-			/* There the VFS's EOVERFLOW still comes first. */
-			if (no_sendfile && (p == VT_SENDFILE || p == VT_SENDFILE_POS) &&
-			    expect != -EOVERFLOW)
-				expect = -EINVAL;
 			snprintf(what, sizeof(what), "%s %s", vt_path_names[p], vt_edges[e].what);
 			if (got != expect) {
 				vt_edge_name(want_s, sizeof(want_s), expect);

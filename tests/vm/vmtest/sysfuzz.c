@@ -762,13 +762,22 @@ int vt_cmd_sysfuzz(int argc, char **argv)
 		guac_err("thread count must be 1 to %d", SF_MAX_THREADS);
 		return GUAC_EXIT_ERROR;
 	}
-	/* Kernels before 5.11 refuse sendfile() from any character device. */
+	/*
+	 * Kernels before 5.19 refuse sendfile() from any character device
+	 * (vt_sendfile_takes_chardev()): EINVAL expected there, and only there.
+	 * A kernel of 5.19 or later that refuses is a failure, not an exemption.
+	 */
+	no_sendfile = !vt_sendfile_takes_chardev(NULL);
 	fd = vt_open(O_RDONLY);
 	{
 		int out = memfd_create("probe", 0);
 		off_t o = 0;
+		ssize_t n = sendfile(out, fd, &o, 64);
 
-		no_sendfile = sendfile(out, fd, &o, 64) < 0 && errno == EINVAL;
+		if (no_sendfile ? !(n < 0 && errno == EINVAL) : n != 64)
+			vt_fail("sendfile() of 64 bytes from /dev/guac at 0 returned %zd (%s), expected %s on this kernel",
+				n, n < 0 ? strerror(errno) : "a count",
+				no_sendfile ? "EINVAL (before 5.19)" : "64");
 		close(out);
 	}
 	close(fd);

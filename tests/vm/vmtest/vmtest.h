@@ -27,6 +27,11 @@ unsigned int vt_failures(void);
 int vt_open(int flags);
 /* The file position of @fd, as lseek(SEEK_CUR) reports it. */
 int64_t vt_pos(int fd);
+/*
+ * Whether sendfile() takes a character device as input on kernel @release
+ * (uname -r's form; NULL: the running kernel): from 5.19 on (async.c).
+ */
+bool vt_sendfile_takes_chardev(const char *release);
 
 /*
  * The reference: `guac gen --origin ORIGIN --offset OFFSET --length LEN`,

@@ -654,12 +654,10 @@ int guac_cmd_write(int argc, char **argv)
 		guac_err("--length 0: nothing to write");
 		return GUAC_EXIT_ERROR;
 	}
-	guac_shard_range(&shard, a.length, t.sector, &shard_start, &shard_end);
-	if (shard_start == shard_end) {
-		guac_err("shard %u/%u of %" PRIu64 " bytes is empty: fewer sectors than shards",
-			 shard.index, shard.count, a.length);
+	/* Every shard has a sector at least: no shard count beyond the sectors. */
+	if (!guac_shard_fits(&shard, a.length, t.sector, "refusing to write"))
 		return GUAC_EXIT_ERROR;
-	}
+	guac_shard_range(&shard, a.length, t.sector, &shard_start, &shard_end);
 	/* The manifest records whole sectors; O_DIRECT and verify's reads need them too. */
 	if (a.bs % t.sector) {
 		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector size of '%s'",

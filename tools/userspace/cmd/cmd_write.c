@@ -536,19 +536,16 @@ static bool write_file_fits(const struct write_args *a, const struct guac_target
  */
 static bool write_memory_fits(const struct write_args *a, uint64_t length, unsigned int sector)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	uint64_t jobs = a->jobs, mem, need, part, sectors = length / sector + (length % sector != 0);
 	char h1[32], h2[32];
 
 	if (jobs > sectors)
 		jobs = sectors;	/* guac_io_split() drops parts with nothing to do */
-	if (pages <= 0 || page <= 0 || !jobs)
+	if (!jobs)
 		return true;
-	mem = (uint64_t)pages * (uint64_t)page;
 	/* A job touches no more of its buffers than its part: memory is taken as it is used. */
-	part = (length + jobs - 1) / jobs;
-	need = jobs * 2 * (part < a->bs ? part : a->bs);
-	if (need > mem) {
+	part = length / jobs + (length % jobs != 0);
+	if (!guac_buffers_fit(jobs, part < a->bs ? part : a->bs, &need, &mem)) {
 		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
 			 " bytes (%s) of buffers (two blocks a job), more than this machine's "
 			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", jobs,

@@ -11,6 +11,13 @@
 #                         make check-all)
 #   make fuzz-replay      only the regression inputs and seeds, once each
 #   make fuzz-build       only build; FUZZ_TARGETS="json manifest" picks targets
+#   make fuzz-coverage    line and region coverage per parser source file from
+#                         the committed seeds and regression inputs (not in make
+#                         check): the targets built with clang's
+#                         -fprofile-instr-generate -fcoverage-mapping into
+#                         build/fuzz-cov/, reported by llvm-cov-14 (scripts/fuzz/
+#                         coverage.sh); FUZZ_COV_GENERATED=1 adds the inputs earlier
+#                         fuzz runs kept in build/fuzz/corpus/
 #
 # Each target prints `fuzz NAME: N execs, M edges, K crashes`; a crash fails.
 
@@ -35,7 +42,15 @@ fuzz-short: fuzz-build
 fuzz-long: fuzz-build
 	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds $(FUZZ_LONG_SECONDS) $(FUZZ_TARGETS)
 
+FUZZ_COV_OUT := $(BUILD)/fuzz-cov
+FUZZ_COV_FLAGS := -fprofile-instr-generate -fcoverage-mapping
+
+fuzz-coverage: deps
+	$(MAKE) -C tests/fuzz O=$(FUZZ_COV_OUT) SAN="$(FUZZ_COV_FLAGS)"
+	COV_OUT=$(FUZZ_COV_OUT) FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/coverage.sh \
+		$(if $(FUZZ_COV_GENERATED),--generated) $(FUZZ_TARGETS)
+
 check-suites: fuzz-short
 check-all: fuzz-long
 
-.PHONY: fuzz fuzz-build fuzz-replay fuzz-short fuzz-long
+.PHONY: fuzz fuzz-build fuzz-replay fuzz-short fuzz-long fuzz-coverage

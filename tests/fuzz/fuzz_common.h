@@ -23,7 +23,8 @@ void fuzz_init(void);
 
 /*
  * While true (the option targets), guac_target_open() refuses without
- * opening anything, guac_manifest_save() writes nothing, guac_write_all()
+ * opening anything, guac_target_seek_fits() (guac write's size probe, which
+ * may create and remove a file) runs only in fuzz_dir, guac_manifest_save() writes nothing, guac_write_all()
  * reports a closed pipe, the bench suites measure nothing, and fopen() opens
  * only files in fuzz_dir (and /sys, /proc/cpuinfo) for reading.
  */

@@ -6,7 +6,13 @@
  * variable, /sys/kernel/security/lockdown and sig_enforce. The input is up
  * to seven fields, each a 2-byte little-endian length and its bytes (an
  * empty field leaves the file out). guac doctor runs with --root on that
- * tree. Oracle: the exit status is one guac(1) gives it (0, 1 or 2), and no
+ * tree, --kernel and --module, and after them the rest of the input split at
+ * NUL bytes: doctor's own options fuzzed too (--root, --kernel, --module,
+ * --version, --help, unknown and extra arguments), later ones overriding the
+ * fixed ones. An argument that could name a file outside the private
+ * directory (an absolute path or "..") makes the input uninteresting, so that
+ * doctor reads only the fake tree (and its fixed absolute paths under it).
+ * Oracle: the exit status is one guac(1) gives it (0, 1 or 2), and no
  * sanitizer report.
  */
 #define _GNU_SOURCE
@@ -17,6 +23,8 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "fuzz_common.h"
+
+#define FUZZ_DOCTOR_ARGS 8	/* fuzzed arguments after the fixed ones */
 
 static const char *const files[] = {
 	"root/mod.ko",
@@ -45,10 +53,12 @@ static void fuzz_mkdirs(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char *argv[] = { "guac doctor", "--root", "root", "--kernel", "6.1.0-fuzz",
-				"--module", "root/mod.ko", NULL };
+	static char *fixed[] = { "guac doctor", "--root", "root", "--kernel", "6.1.0-fuzz",
+				 "--module", "root/mod.ko" };
+	static char buf[1024];
+	char *argv[7 + FUZZ_DOCTOR_ARGS + 2];
 	size_t i, len;
-	int rc;
+	int rc, argc, j;
 
 	fuzz_init();
 	fuzz_mkdirs();
@@ -68,7 +78,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 	}
-	rc = fuzz_run_cmd(guac_cmd_doctor, 7, argv);
+	/* The fuzzed arguments after the fixed ones (argv[0] of the split is a placeholder). */
+	argc = fuzz_split_args(data, size, "", argv + 6, FUZZ_DOCTOR_ARGS, buf, sizeof(buf)) + 6;
+	for (j = 7; j < argc; j++)
+		if (argv[j][0] == '/' || strstr(argv[j], "..") || strstr(argv[j], "=/"))
+			return 0;
+	memcpy(argv, fixed, sizeof(fixed));
+	rc = fuzz_run_cmd(guac_cmd_doctor, argc, argv);
 	if (rc < 0 || rc > 2)
 		fuzz_fail("doctor exits %d", rc);
 	return 0;

@@ -8,7 +8,8 @@
  * guac_shard_range() on a length and sector from the input. Oracles: an
  * accepted shard is K/N with K < N <= GUAC_SHARD_MAX; the N parts of any
  * length tile it, in order, on sector boundaries, their sizes differing by
- * at most one sector, whatever the length (up to 2^64-1).
+ * at most one sector, whatever the length (up to 2^64-1); guac_shard_fits()
+ * accepts the count exactly when no part is empty.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -76,6 +77,21 @@ static void fuzz_tiling(const struct guac_shard *s, uint64_t length, unsigned in
 			  (unsigned long long)max);
 }
 
+/* guac_shard_fits() accepts a count exactly when no part is empty (the last is the smallest). */
+static void fuzz_fits(const struct guac_shard *s, uint64_t length, unsigned int sector)
+{
+	struct guac_shard k = *s;
+	uint64_t start, end;
+	bool fits = guac_shard_fits(s, length, sector, "fuzz");
+
+	k.index = s->count - 1;
+	guac_shard_range(&k, length, sector, &start, &end);
+	if (fits != (start < end))
+		fuzz_fail("%u shards of %llu (sector %u): fits says %d, the last part is [%llu, %llu)",
+			  s->count, (unsigned long long)length, sector, fits,
+			  (unsigned long long)start, (unsigned long long)end);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -113,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!s.count || s.index >= s.count || s.count > GUAC_SHARD_MAX)
 			fuzz_fail("accepted shard %u/%u", s.index, s.count);
 		fuzz_tiling(&s, length, sector);
+		fuzz_fits(&s, length, sector);
 	}
 	return 0;
 }

@@ -173,6 +173,17 @@ for bad in "--sizes 0" "--sizes 2G" "--threads 0" "--seconds 0" "--seconds x" "-
 	# shellcheck disable=SC2086
 	check "refused: bench $bad (exit 2)" "\"$GUAC\" bench $bad --seconds 0.01 >/dev/null 2>&1; [ \$? = 2 ]"
 done
+# Buffers beyond the machine's memory (two of 1 GiB a thread for 1024 threads,
+# 2 TiB) are refused before any is taken, with the numbers (guac write's and
+# verify's check). ulimit -v and timeout keep a bench that ran anyway harmless.
+mem=$(($(getconf _PHYS_PAGES) * $(getconf PAGESIZE)))
+for s in core parallel; do
+	(ulimit -v 4194304; timeout 60 "$GUAC" bench $s --sizes 1G --threads 1024 --seconds 0.01 \
+		--trials 1) >/dev/null 2>"$tmp/e"
+	rc=$?
+	check "refused: bench $s --sizes 1G --threads 1024 on $mem bytes of memory (exit 2, numbers named)" \
+		"[ $mem -ge 2199023255552 ] || { [ $rc -eq 2 ] && grep -q 'refusing to bench: 1024 threads at size 1073741824 need 2199023255552 bytes (2.00 TiB) .* memory, $mem bytes' '$tmp/e'; }"
+done
 check "--help explains and exits 0" "\"$GUAC\" bench --help | grep -q 'is reported as absent, never as'"
 check "--help describes kpath" "\"$GUAC\" bench --help | grep -q 'kpath .*read path'"
 check "--help describes small and parallel" \

@@ -111,6 +111,28 @@ for env in "SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_COUNT=4" "JOB_COMPLETION_INDE
 done
 "$GUAC" write --shard 5/4 --length 4096 "$tmp/k" >/dev/null 2>&1
 check "--shard 5/4: exit 2" "[ \$? -eq 2 ] && [ \"\$(cat '$tmp/k')\" = keep ]"
-"$GUAC" write --shard 9/16 --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
-check "more shards than sectors: exit 2 (empty shard)" "[ \$? -eq 2 ] && grep -q 'is empty' '$tmp/e'"
+# More shards than sectors (4096 bytes: 8 of 512) cannot be meant: refused for
+# every shard, not only the empty ones, naming both numbers; nothing written.
+for k in 9 0 7; do
+	rm -f "$tmp/n"
+	"$GUAC" write --shard $k/16 --length 4096 "$tmp/n" >/dev/null 2>"$tmp/e"
+	rc=$?
+	check "--shard $k/16 of 8 sectors: exit 2, both numbers named, no file" \
+		"[ $rc -eq 2 ] && grep -q '16 shards .* 4096 bytes are only 8 sectors of 512 bytes' '$tmp/e' && [ ! -e '$tmp/n' ]"
+done
+JOB_COMPLETION_INDEX=0 GUAC_SHARDS=9 "$GUAC" write --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
+check "JOB_COMPLETION_INDEX=0 GUAC_SHARDS=9 of 8 sectors: exit 2, target untouched" \
+	"[ \$? -eq 2 ] && grep -q 'from JOB_COMPLETION_INDEX' '$tmp/e' && [ \"\$(cat '$tmp/k')\" = keep ]"
+"$GUAC" write --shard 7/8 --length 4096 "$tmp/n" >/dev/null 2>&1
+check "--shard 7/8 of 8 sectors (one each) is written" "[ \$? -eq 0 ] && [ \$(stat -c %s '$tmp/n') -eq 4096 ]"
+# guac verify --shard: the same rule, plain and with a whole-fill manifest.
+"$GUAC" gen --length 4096 | "$GUAC" verify --length 4096 --shard 0/9 - >/dev/null 2>"$tmp/e"
+check "verify --shard 0/9 of 8 sectors: exit 2, both numbers named" \
+	"[ \$? -eq 2 ] && grep -q 'refusing to verify: 9 shards .* only 8 sectors' '$tmp/e'"
+"$GUAC" write --length 4096 -m "$tmp/w.json" "$tmp/w" >/dev/null 2>&1
+"$GUAC" verify -m "$tmp/w.json" --shard 3/9 >/dev/null 2>"$tmp/e"
+check "verify -m (8 sectors) --shard 3/9: exit 2, both numbers named" \
+	"[ \$? -eq 2 ] && grep -q 'refusing to verify: 9 shards .* only 8 sectors' '$tmp/e'"
+"$GUAC" verify -m "$tmp/w.json" --shard 3/8 >/dev/null 2>&1
+check "verify -m (8 sectors) --shard 3/8 checks its sector: exit 0" "[ \$? -eq 0 ]"
 tap_end

@@ -6,7 +6,7 @@
 # blocks the file already holds, or with --allow-overcommit; beyond the
 # largest file of the file system (ext4: 16 TiB with 4 KiB blocks, about
 # 16 GiB with 1 KiB blocks and no extents; lseek finds it), past 2^63-1, beyond a block
-# device; and --jobs with --bs beyond the machine's memory. Each refusal
+# device; more shards than sectors; and --jobs with --bs beyond the machine's memory. Each refusal
 # names the numbers, exits 2 and leaves no file and no used space behind.
 # Also the regressions of the fuzzers' findings that a shell can show
 # (tests/fuzz/regress/ holds every crash input, replayed by make fuzz-short).
@@ -166,6 +166,9 @@ loops="$loop"
 "$GUAC" write --length 9M "$loop" >"$tmp/o" 2>"$tmp/e"
 check "a block device: 9 MiB on 8 MiB is refused with both sizes" \
 	"[ \$? -eq 2 ] && grep -q '9437184 is past the end of .* (8388608 bytes)' '$tmp/e'"
+"$GUAC" write --shard 0/16385 "$loop" >"$tmp/o" 2>"$tmp/e"
+check "a block device of 16384 sectors: --shard 0/16385 is refused naming both, nothing written" \
+	"[ \$? -eq 2 ] && grep -q '16385 shards .* 8388608 bytes are only 16384 sectors' '$tmp/e' && cmp -s -n 8388608 '$loop' /dev/zero"
 
 # Regressions of fuzz findings, through the tool as users run it.
 "$GUAC" gen --length 1M 2>/dev/null | "$GUAC" verify --length 0xffffffffffffffff --shard 1/2 - >"$tmp/o" 2>"$tmp/e"

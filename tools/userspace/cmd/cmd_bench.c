@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,6 +341,34 @@ static const struct {
 
 #define BENCH_NR_SUITES (sizeof(bench_suites) / sizeof(bench_suites[0]))
 
+/*
+ * Each thread holds up to two buffers of the request size (the one filled
+ * and a source: memcpy's, the EVP yardsticks' zeros), all at once at the
+ * largest size and thread count: more than this machine's memory (guac
+ * write's and verify's check) cannot be meant. The small suite runs one thread.
+ */
+static bool bench_memory_fits(const struct bench_config *cfg, bool one_thread)
+{
+	uint64_t threads = 1, size = 0, need, mem;
+	char h1[32], h2[32];
+	size_t i;
+
+	for (i = 0; !one_thread && i < cfg->nthreads; i++)
+		if (cfg->threads[i] > threads)
+			threads = cfg->threads[i];
+	for (i = 0; i < cfg->nsizes; i++)
+		if (cfg->sizes[i] > size)
+			size = cfg->sizes[i];
+	if (guac_buffers_fit(threads, size, &need, &mem))
+		return true;
+	guac_err("refusing to bench: %" PRIu64 " threads at size %" PRIu64 " need %" PRIu64
+		 " bytes (%s) of buffers (two of the size a thread), more than this machine's "
+		 "memory, %" PRIu64 " bytes (%s); use fewer --threads or smaller --sizes", threads,
+		 size, need, guac_fmt_bytes(h1, sizeof(h1), (double)need), mem,
+		 guac_fmt_bytes(h2, sizeof(h2), (double)mem));
+	return false;
+}
+
 int guac_cmd_bench(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -445,6 +474,8 @@ int guac_cmd_bench(int argc, char **argv)
 		guac_err("--impl applies to the kpath, small and parallel suites only");
 		return GUAC_EXIT_ERROR;
 	}
+	if (!bench_memory_fits(&cfg, !strcmp(suite, "small")))
+		return GUAC_EXIT_ERROR;
 	if (!strcmp(suite, "small") || !strcmp(suite, "parallel")) {
 		bool small = !strcmp(suite, "small");
 		enum bench_format fmt = json ? BENCH_FORMAT_JSON :

@@ -335,15 +335,12 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 /* --jobs readers of two --bs buffers each, as far as their parts reach, fit in memory. */
 static bool verify_memory_fits(const struct verify_run *run)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	uint64_t jobs = run->jobs, part, need, mem;
 
-	if (pages <= 0 || page <= 0 || !jobs)
+	if (!jobs)
 		return true;
-	mem = (uint64_t)pages * (uint64_t)page;
 	part = run->planned / jobs + 1;
-	need = jobs * 2 * (part < run->bs ? part : run->bs);
-	if (need <= mem)
+	if (guac_buffers_fit(jobs, part < run->bs ? part : run->bs, &need, &mem))
 		return true;
 	guac_err("--jobs %" PRIu64 " with --bs %" PRIu64 " needs %" PRIu64 " bytes of buffers "
 		 "(two blocks a reader), more than this machine's memory, %" PRIu64 " bytes; use "

@@ -456,9 +456,9 @@ static uint64_t write_allocated(const char *path, uint64_t start, uint64_t end)
  * before anything is written (a length typed with T for G, or 2^63-1, would
  * otherwise write until the file system is full): the largest offset Linux
  * has (2^63-1), the file system's largest
- * file (its s_maxbytes, which lseek() enforces: a seek to @end on the
- * target, or on an empty probe file beside it, removed at once, changes no
- * data; pathconf's FILESIZEBITS is no help, glibc says 32 for tmpfs), and
+ * file (its s_maxbytes, which lseek() enforces: guac_target_seek_fits(), a
+ * seek to @end on the target, or on an empty probe file beside it, removed
+ * at once, changes no data; pathconf's FILESIZEBITS is no help, glibc says 32 for tmpfs), and
  * its free space (statvfs: what the file does not hold yet must fit in
  * f_bavail, the space available to unprivileged users; root's use of
  * reserved blocks is not counted on; ramfs, which reports no size, is not
@@ -471,13 +471,10 @@ static uint64_t write_allocated(const char *path, uint64_t start, uint64_t end)
 static bool write_file_fits(const struct write_args *a, const struct guac_target *t,
 			    uint64_t start, uint64_t end)
 {
-	char copy[4096], probe[4200], h1[32], h2[32];
+	char copy[4096], h1[32], h2[32];
 	const char *dir;
 	struct statvfs vfs;
 	uint64_t avail, need, have;
-	bool made = false;
-	off_t pos;
-	int fd;
 
 	if (t->kind != GUAC_TARGET_FILE)
 		return true;
@@ -489,24 +486,11 @@ static bool write_file_fits(const struct write_args *a, const struct guac_target
 			 end, a->target, INT64_MAX);
 		return false;
 	}
-	fd = open(a->target, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		snprintf(probe, sizeof(probe), "%s/.guac-size-probe.%ld", dir, (long)getpid());
-		fd = open(probe, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		made = fd >= 0;
-	}
-	if (fd >= 0) {
-		pos = lseek(fd, (off_t)end, SEEK_SET);
-		close(fd);
-		if (made)
-			unlink(probe);
-		if (pos < 0 && errno == EINVAL) {
-			guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s' "
-				 "(%s), past the largest file its file system holds (a seek there "
-				 "is refused); nothing written", end, a->target,
-				 write_human(h1, sizeof(h1), end));
-			return false;
-		}
+	if (!guac_target_seek_fits(a->target, dir, end)) {
+		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s' (%s), "
+			 "past the largest file its file system holds (a seek there is refused); "
+			 "nothing written", end, a->target, write_human(h1, sizeof(h1), end));
+		return false;
 	}
 	/* A file system that reports no size (ramfs: f_blocks 0) has no free space to check. */
 	if (!a->allow_overcommit && !statvfs(t->size ? a->target : dir, &vfs) && vfs.f_blocks) {
@@ -536,19 +520,16 @@ static bool write_file_fits(const struct write_args *a, const struct guac_target
  */
 static bool write_memory_fits(const struct write_args *a, uint64_t length, unsigned int sector)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	uint64_t jobs = a->jobs, mem, need, part, sectors = length / sector + (length % sector != 0);
 	char h1[32], h2[32];
 
 	if (jobs > sectors)
 		jobs = sectors;	/* guac_io_split() drops parts with nothing to do */
-	if (pages <= 0 || page <= 0 || !jobs)
+	if (!jobs)
 		return true;
-	mem = (uint64_t)pages * (uint64_t)page;
 	/* A job touches no more of its buffers than its part: memory is taken as it is used. */
-	part = (length + jobs - 1) / jobs;
-	need = jobs * 2 * (part < a->bs ? part : a->bs);
-	if (need > mem) {
+	part = length / jobs + (length % jobs != 0);
+	if (!guac_buffers_fit(jobs, part < a->bs ? part : a->bs, &need, &mem)) {
 		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
 			 " bytes (%s) of buffers (two blocks a job), more than this machine's "
 			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", jobs,
@@ -654,12 +635,10 @@ int guac_cmd_write(int argc, char **argv)
 		guac_err("--length 0: nothing to write");
 		return GUAC_EXIT_ERROR;
 	}
-	guac_shard_range(&shard, a.length, t.sector, &shard_start, &shard_end);
-	if (shard_start == shard_end) {
-		guac_err("shard %u/%u of %" PRIu64 " bytes is empty: fewer sectors than shards",
-			 shard.index, shard.count, a.length);
+	/* Every shard has a sector at least: no shard count beyond the sectors. */
+	if (!guac_shard_fits(&shard, a.length, t.sector, "refusing to write"))
 		return GUAC_EXIT_ERROR;
-	}
+	guac_shard_range(&shard, a.length, t.sector, &shard_start, &shard_end);
 	/* The manifest records whole sectors; O_DIRECT and verify's reads need them too. */
 	if (a.bs % t.sector) {
 		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector size of '%s'",

@@ -188,6 +188,15 @@ void *guac_alloc(size_t size)
 	return p;
 }
 
+bool guac_buffers_fit(uint64_t threads, uint64_t block, uint64_t *need, uint64_t *mem)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	*need = block && threads > UINT64_MAX / 2 / block ? UINT64_MAX : threads * 2 * block;
+	*mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	return !*mem || *need <= *mem;
+}
+
 unsigned int guac_nr_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -45,6 +45,15 @@ double guac_now(void);
 /* Online CPUs, at least 1: the default thread count of verify and bench. */
 unsigned int guac_nr_cpus(void);
 
+/*
+ * Whether @threads threads holding two buffers of @block bytes each fit in
+ * this machine's memory (sysconf: physical pages): *@need is their bytes
+ * (UINT64_MAX when that overflows), *@mem the memory (0 when unknown, which
+ * fits). The check guac write, verify and bench make before they allocate:
+ * more than the machine has cannot be meant; the caller names the numbers.
+ */
+bool guac_buffers_fit(uint64_t threads, uint64_t block, uint64_t *need, uint64_t *mem);
+
 /* Print @s as a JSON string literal, quoted and escaped. */
 void guac_json_string(FILE *f, const char *s);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Shard selection and shard ranges (shard.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shard.h"
@@ -103,6 +104,20 @@ bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_a
 		return false;
 	}
 	return true;
+}
+
+bool guac_shard_fits(const struct guac_shard *s, uint64_t length, unsigned int sector,
+		     const char *verb)
+{
+	uint64_t sectors = length / sector + (length % sector != 0);
+
+	if (s->count <= sectors)
+		return true;
+	guac_err("%s: %u shards (shard %u/%u, from %s) but %" PRIu64 " bytes are only %" PRIu64
+		 " sectors of %u bytes: more shards than sectors; use at most %" PRIu64
+		 " shards or a longer --length", verb, s->count, s->index, s->count, s->source,
+		 length, sectors, sector, sectors);
+	return false;
 }
 
 void guac_shard_range(const struct guac_shard *s, uint64_t length, unsigned int sector,

@@ -33,4 +33,14 @@ bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_a
 void guac_shard_range(const struct guac_shard *s, uint64_t length, unsigned int sector,
 		      uint64_t *start, uint64_t *end);
 
+/*
+ * Whether @s's count can split @length bytes of @sector-byte sectors: more
+ * shards than sectors cannot be meant (every shard past the last sector would
+ * be empty, and the others would write one sector each), so that is refused
+ * for every shard alike, naming both numbers; false after a message that
+ * starts with @verb ("refusing to write", ...).
+ */
+bool guac_shard_fits(const struct guac_shard *s, uint64_t length, unsigned int sector,
+		     const char *verb);
+
 #endif /* GUAC_SHARD_H */

@@ -293,3 +293,25 @@ const char *guac_target_mode(const struct guac_target *t)
 {
 	return t->direct ? "direct" : "buffered";
 }
+
+bool guac_target_seek_fits(const char *path, const char *dir, uint64_t end)
+{
+	char probe[PATH_MAX + 64];
+	bool made = false;
+	off_t pos;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+
+	if (fd < 0) {
+		snprintf(probe, sizeof(probe), "%s/.guac-size-probe.%ld", dir, (long)getpid());
+		fd = open(probe, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		made = fd >= 0;
+	}
+	if (fd < 0)
+		return true;
+	pos = lseek(fd, (off_t)end, SEEK_SET);
+	err = errno;
+	close(fd);
+	if (made)
+		unlink(probe);
+	return pos >= 0 || err != EINVAL;
+}

@@ -45,6 +45,16 @@ bool guac_target_probe(struct guac_target *t, const char *path);
 
 void guac_target_close(struct guac_target *t);
 
+/*
+ * Whether the file system of @path can hold a file reaching byte @end (its
+ * s_maxbytes, which lseek() enforces): a seek on @path, or, when it does not
+ * exist yet, on an empty probe file ".guac-size-probe.PID" created in @dir
+ * (the directory @path would be in) and removed at once; no data changes.
+ * False when the seek is refused with EINVAL (past the largest file); true
+ * when it succeeds, or when nothing could be opened to find out.
+ */
+bool guac_target_seek_fits(const char *path, const char *dir, uint64_t end);
+
 /* The logical sector of the disk under the directory of @path (a file to be created). */
 unsigned int guac_dir_sector(const char *path);
 

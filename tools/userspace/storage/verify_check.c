@@ -752,12 +752,9 @@ bool verify_plan_manifest(struct verify_run *run)
 	}
 	if (run->shard.count > 1 && m->shard_count == 1) {
 		/* Exactly the part guac write --shard K/N writes (shard.c, the fill's sectors). */
-		guac_shard_range(&run->shard, m->length, m->sector_size, &lo, &hi);
-		if (lo == hi) {
-			guac_err("shard %u/%u of %" PRIu64 " bytes is empty: fewer sectors than shards",
-				 run->shard.index, run->shard.count, m->length);
+		if (!guac_shard_fits(&run->shard, m->length, m->sector_size, "refusing to verify"))
 			return false;
-		}
+		guac_shard_range(&run->shard, m->length, m->sector_size, &lo, &hi);
 		run->subrange = true;
 	}
 	if (run->skip_given || run->length_given) {
@@ -844,12 +841,10 @@ bool verify_plan_plain(struct verify_run *run)
 		/* Like guac write --shard K/N --length L: part K of the L bytes. */
 		uint64_t a, b;
 
-		guac_shard_range(&run->shard, run->length, run->target.sector, &a, &b);
-		if (a == b) {
-			guac_err("shard %u/%u of %" PRIu64 " bytes is empty: fewer sectors than shards",
-				 run->shard.index, run->shard.count, run->length);
+		if (!guac_shard_fits(&run->shard, run->length, run->target.sector,
+				     "refusing to verify"))
 			return false;
-		}
+		guac_shard_range(&run->shard, run->length, run->target.sector, &a, &b);
 		run->seg[0] = (struct verify_segment){ start + a, b - a, guac_spos_add(data, a), 0,
 						       -1 };
 		run->planned = b - a;

@@ -207,8 +207,8 @@ checkl "b: the report job FAILED 1:0: not every disk is OK" "[ \"\$(states $jr)\
 r=$d/fleet/report.txt
 row() { grep -E "^$1 +$2 .* $3 " "$r" >/dev/null; }
 check "b: report: guacn1 $n1a OK" "row guacn1 $n1a OK"
-check "b: report: guacn1 $n1b MISMATCH, ALL_ZERO 16 and OTHER 16 (the misdirected write)" \
-	"row guacn1 $n1b MISMATCH && grep -E '^guacn1 +$n1b .*ALL_ZERO 16, OTHER 16\$' '$r' >/dev/null"
+check "b: report: guacn1 $n1b MISMATCH, ALL_ZERO 16 and WRAPPED 16 (the write misdirected by 32 MiB, a power of two)" \
+	"row guacn1 $n1b MISMATCH && grep -E '^guacn1 +$n1b .*ALL_ZERO 16, WRAPPED 16\$' '$r' >/dev/null"
 check "b: report: guacn2 $n2a OK" "row guacn2 $n2a OK"
 check "b: report: guacn2 $n2bad FAILED, and why (the write error)" \
 	"row guacn2 $n2bad FAILED && grep -q '^guacn2 $n2bad: FAILED: the write failed: \(Input/output error\|No space left on device\);' '$r'"

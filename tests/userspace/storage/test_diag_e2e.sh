@@ -86,6 +86,17 @@ scenario() {
 	expect_text "$name" "$tmp/$name.txt" 13 "MISDIRECTED: holds stream offset $((1500 * S)), meant for LBA 1500 "
 	expect_text "$name" "$tmp/$name.txt" 14 "STALE_ORIGIN: .*origin $OLD "
 	expect_text "$name" "$tmp/$name.txt" 15 "UNKNOWN: .*random"
+	# The manifest's record keeps the search's class (version 5), and so does the report.
+	check "$name: the record counts the misdirected sector as MISDIRECTED, not OTHER" \
+		"grep -q '\"STALE_ORIGIN\": 1, \"MISDIRECTED\": 1, \"WRAPPED\": 0, \"PARTIAL_MATCH\": 0, \"OTHER\": 1,' '$man' &&
+		 grep -q '\"device_offset\": $((13 * S)), \"length\": $S, \"class\": \"MISDIRECTED\"' '$man'"
+	"$GUAC" report "$man" >"$tmp/$name.rep" 2>&1
+	check "$name: guac report prints MISDIRECTED 1" \
+		"grep -Eq ' ALL_ZERO 1, ALL_ONES 1, TORN 1, STALE_ORIGIN 1, MISDIRECTED 1, OTHER 1\$' '$tmp/$name.rep'"
+	"$GUAC" report --svg "$tmp/$name.svg" "$man" >/dev/null 2>&1
+	check "$name: the SVG draws it pink, with MISDIRECTED in the legend" \
+		"grep -q 'fill=\"#e377c2\"><title>mismatch MISDIRECTED' '$tmp/$name.svg' &&
+		 grep -q '>MISDIRECTED</text>' '$tmp/$name.svg'"
 
 	"$GUAC" verify --sector $S --json -m "$man" "$t" >"$tmp/$name.json" 2>&1
 	expect_json "$name" "$tmp/$name.json" '"class":"ALL_ZERO","stream_offset":40960,"device_offset":40960,"lba":10}'
@@ -116,6 +127,8 @@ wrapped() {
 	n=$(grep -c ": WRAPPED: .*capacity looks like 1048576 bytes" "$tmp/$name.txt")
 	d=$(grep -c "^  sector [0-9]* (byte [0-9]*): " "$tmp/$name.txt")
 	check "$name: every diagnosed sector ($d) is WRAPPED at 1 MiB ($n)" "[ $d -ge 1000 ] && [ $n -eq $d ]"
+	check "$name: the record counts the $d searched sectors as WRAPPED, the rest OTHER" \
+		"grep -q '\"WRAPPED\": $d, \"PARTIAL_MATCH\": 0, \"OTHER\": $((1792 - d)),' '$man'"
 	"$GUAC" verify -j 1 --sector $S --json -m "$man" "$t" >"$tmp/$name.json" 2>&1
 	n=$(grep -o '"class":"WRAPPED"[^}]*"capacity":1048576,' "$tmp/$name.json" | wc -l)
 	check "$name: JSON: $n WRAPPED with capacity 1048576" "[ $n -eq $d ]"
@@ -164,18 +177,23 @@ many() {
 		"mismatch 819200 1433599 1600 2799 STALE_ORIGIN" \
 		"mismatch 1433600 1436159 2800 2804 TORN" \
 		"mismatch 1436160 1437183 2805 2806 ALL_ONES" \
-		"mismatch 2560000 2561023 5000 5001 OTHER" \
+		"mismatch 2560000 2561023 5000 5001 MISDIRECTED" \
 		"mismatch 3584000 3584511 7000 7000 OTHER" \
 		"mismatch 4096000 4659199 8000 9099 OTHER" >"$tmp/many.want"
 	grep -v '^#' "$tmp/many.list" >"$tmp/many.got"
-	check "$name: the bad list has each range's class, split where it changes" \
+	check "$name: the bad list has each range's class (the search's too), split where it changes" \
 		"cmp '$tmp/many.got' '$tmp/many.want'"
+	check "$name: the record has the search's 2 MISDIRECTED, the 1101 others OTHER" \
+		"grep -q '\"STALE_ORIGIN\": 1200, \"MISDIRECTED\": 2, \"WRAPPED\": 0, \"PARTIAL_MATCH\": 0, \"OTHER\": 1101,' '$man'"
 	# Four jobs: their parts end at LBAs 4096, 8192, 12288 (8000-9099 spans one).
 	"$GUAC" verify -j 4 --sector 512 -m "$man" --bad-list "$tmp/many4.list" --json "$t" \
 		>"$tmp/many.json" 2>&1
-	grep -v '^#' "$tmp/many4.list" >"$tmp/many4.got"
+	# LBAs 5000-5001 are MISDIRECTED when the search took them, else OTHER.
+	grep -v '^#' "$tmp/many4.list" | grep -Ev ' 500[01] 500[01] (MISDIRECTED|OTHER)$' >"$tmp/many4.got"
+	grep -v ' 5000 5001 ' "$tmp/many.want" >"$tmp/many4.want"
 	check "$name: -j 4: the same bad list (merged across the jobs' parts)" \
-		"cmp '$tmp/many4.got' '$tmp/many.want'"
+		"cmp '$tmp/many4.got' '$tmp/many4.want' && grep -Eq ' 5000 500[01] (MISDIRECTED|OTHER)$' '$tmp/many4.list' &&
+		 grep -Eq ' 500[01] 5001 (MISDIRECTED|OTHER)$' '$tmp/many4.list'"
 	expect_json "$name" "$tmp/many.json" '"bad_sectors":3810,'
 	expect_json "$name" "$tmp/many.json" '"classes":{"ALL_ZERO":1500,"ALL_ONES":2,"TORN":5,"STALE_ORIGIN":1200,"PARTIAL_MATCH":0,"OTHER":1103,"unclassified":0},"stale_origins":[{"origin":77,"sectors":1200}],"search_bound":1000,"other_searched":1000,"other_not_searched":103,'
 	# Which 1000 OTHER sectors four jobs hand the search depends on their pace.

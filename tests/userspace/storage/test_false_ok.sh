@@ -191,7 +191,7 @@ EOF
 }
 # to_v2 FILE: rewrite a manifest as version 2.
 to_v2() {
-	sed -i 's/"version": 4/"version": 2/; /^  "host": /d; s/, "target_stamp": \("[^"]*"\|null\)//
+	sed -i 's/"version": 5/"version": 2/; /^  "host": /d; s/, "target_stamp": \("[^"]*"\|null\)//
 		s/, "bad_ranges": [0-9]*, "classes": {[^}]*}, "bad": \[\]//' "$1"
 	reseal "$1"
 }

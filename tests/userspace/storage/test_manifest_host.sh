@@ -25,20 +25,20 @@ f=$tmp/f m=$tmp/m.json
 "$GUAC" write --length 1M --origin 5 -m "$m" "$f" >/dev/null 2>&1
 check "write -m exits 0" "[ \$? -eq 0 ]"
 host=$(uname -n)
-check "the manifest is version 4" "grep -qF '\"version\": 4,' '$m'"
+check "the manifest is version 5" "grep -qF '\"version\": 5,' '$m'"
 check "the manifest records the host ($host)" "grep -qxF '  \"host\": \"$host\",' '$m'"
 
 # Version 3: the same manifest without host still loads and verifies.
-sed 's/"version": 4/"version": 3/; /^  "host": /d' "$m" >"$tmp/v3.json"
+sed 's/"version": 5/"version": 3/; /^  "host": /d' "$m" >"$tmp/v3.json"
 reseal "$tmp/v3.json"
 "$GUAC" manifest show "$tmp/v3.json" >"$tmp/o" 2>&1
 check "a version 3 manifest (no host) loads" "[ \$? -eq 0 ]"
 "$GUAC" verify --manifest "$tmp/v3.json" >"$tmp/o" 2>&1
 check "a version 3 manifest verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
-check "a save writes version 4 (host unknown: null)" \
-	"grep -qF '\"version\": 4,' '$tmp/v3.json' && grep -qxF '  \"host\": null,' '$tmp/v3.json'"
+check "a save writes version 5 (host unknown: null)" \
+	"grep -qF '\"version\": 5,' '$tmp/v3.json' && grep -qxF '  \"host\": null,' '$tmp/v3.json'"
 
-sed 's/"version": 4/"version": 3/' "$m" >"$tmp/v3h.json"
+sed 's/"version": 5/"version": 3/' "$m" >"$tmp/v3h.json"
 reseal "$tmp/v3h.json"
 "$GUAC" manifest show "$tmp/v3h.json" >"$tmp/o" 2>&1
 check "a version 3 manifest with host is refused (status 2)" \

@@ -33,6 +33,61 @@ check "the diagnosis line names origin 7, its place, and that the history lacks 
 	"grep -q '^  sector 100 (byte 51200): STALE_ORIGIN: holds this place.s data from a pass with origin 7 (stream offset 51200), not in the manifest.s history: found by the origin search near origin 8' out"
 check "sector 300 (origin 20261117, far from 8) stays UNKNOWN without --origins" \
 	"grep -q '^  sector 300 (byte 153600): UNKNOWN' out"
+# The manifest's record takes the classes the search found (version 5), and
+# so do --bad-list, the fleet report and --resume's listing of the earlier run.
+cp m.json m1.json
+check "the record counts the search's STALE_ORIGIN sectors as STALE_ORIGIN, not OTHER" \
+	"grep -q '\"STALE_ORIGIN\": 10, \"MISDIRECTED\": 0, \"WRAPPED\": 0, \"PARTIAL_MATCH\": 0, \"OTHER\": 4,' m.json &&
+	 grep -q '\"device_offset\": 51200, \"length\": 5120, \"class\": \"STALE_ORIGIN\"' m.json &&
+	 grep -q '\"device_offset\": 153600, \"length\": 2048, \"class\": \"OTHER\"' m.json"
+"$GUAC" report m.json >rep 2>&1
+check "guac report: STALE_ORIGIN 10, OTHER 4" "grep -Eq ' STALE_ORIGIN 10, OTHER 4\$' rep"
+"$GUAC" verify -m m.json --resume >res 2>&1
+check "--resume lists the earlier run's searched STALE_ORIGIN range and its classes" \
+	"grep -qx '  mismatch bytes 51200-56319 (5120 bytes, sectors 100-109): STALE_ORIGIN' res &&
+	 grep -qx '  classes: 10 STALE_ORIGIN, 4 OTHER' res"
+cp m0.json m.json
+"$GUAC" verify -m m.json --bad-list bl0 >out 2>&1
+check "--bad-list: the search's class, the far origin OTHER" \
+	"grep -qx 'mismatch 51200 56319 100 109 STALE_ORIGIN' bl0 && grep -qx 'mismatch 153600 155647 300 303 OTHER' bl0"
+
+# An older guac's manifest (version 4: no MISDIRECTED or WRAPPED) still loads;
+# those classes in one are refused, as version 4 never wrote them.
+to_v4() {
+	sed 's/"version": 5/"version": 4/; s/, "MISDIRECTED": [0-9]*, "WRAPPED": [0-9]*//' "$1" >"$2"
+	python3 - "$2" <<'PY'
+import hashlib, sys
+text = open(sys.argv[1]).read()
+fields = text[:text.index(',\n  "checksum"')]
+sha = "sha256:" + hashlib.sha256(fields.encode()).hexdigest()
+open(sys.argv[1], "w").write(fields + ',\n  "checksum": "%s"\n}\n' % sha)
+PY
+}
+to_v4 m1.json v4.json
+"$GUAC" manifest show v4.json >o 2>&1
+check "a version 4 manifest with a verify record loads" "[ \$? -eq 0 ] && grep -q '\"version\": 4,' o"
+"$GUAC" report v4.json >rep 2>&1
+check "guac report reads a version 4 manifest" "grep -Eq ' STALE_ORIGIN 10, OTHER 4\$' rep"
+"$GUAC" verify -m v4.json --resume >res 2>&1
+check "--resume lists a version 4 record's bad sectors" \
+	"grep -qx '  mismatch bytes 51200-56319 (5120 bytes, sectors 100-109): STALE_ORIGIN' res &&
+	 grep -qx '  classes: 10 STALE_ORIGIN, 4 OTHER' res"
+"$GUAC" verify -m v4.json >o 2>&1
+check "a fresh check saves it as version 5" \
+	"grep -q '\"version\": 5,' v4.json && grep -q '\"STALE_ORIGIN\": 10, \"MISDIRECTED\": 0, \"WRAPPED\": 0,' v4.json"
+to_v4 m1.json v4m.json
+sed -i 's/"device_offset": 153600, "length": 2048, "class": "OTHER"/"device_offset": 153600, "length": 2048, "class": "MISDIRECTED"/' v4m.json
+to_v4 v4m.json v4m2.json
+"$GUAC" manifest show v4m2.json >o 2>&1
+check "a version 4 manifest naming MISDIRECTED is refused" \
+	"[ \$? -eq 2 ] && grep -q 'unknown class \"MISDIRECTED\" (it came with manifest version 5)' o"
+to_v4 m1.json v4k.json
+sed -i 's/"OTHER": 4,/"MISDIRECTED": 0, "OTHER": 4,/' v4k.json
+to_v4 v4k.json v4k2.json
+"$GUAC" manifest show v4k2.json >o 2>&1
+check "a version 4 manifest counting MISDIRECTED is refused" \
+	"[ \$? -eq 2 ] && grep -q 'unknown field \"MISDIRECTED\" in \"classes\"' o"
+
 cp m0.json m.json
 "$GUAC" verify -m m.json --json >j 2>&1
 check "--json: searched_stale_origins and the origin search's figures" \

@@ -457,9 +457,15 @@ int guac_cmd_verify(int argc, char **argv)
 	    verify_covered(&run) < run.planned)
 		run.interrupted = true;
 	verify_save_progress(&run, false);
+	/*
+	 * The search names some OTHER sectors: the record (saved again, the
+	 * progress being safe already) and --bad-list carry those classes.
+	 */
+	verify_diagnose(&run);
+	if (verify_record_searched(&run))
+		verify_save_progress(&run, false);
 	if (run.bad_list_path && !verify_write_bad_list(&run))
 		ret = GUAC_EXIT_ERROR;
-	verify_diagnose(&run);
 
 	if (run.json)
 		verify_report_json(&run);

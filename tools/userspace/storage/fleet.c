@@ -605,20 +605,22 @@ void guac_fleet_json(FILE *out, const struct guac_fleet *f)
 }
 
 /* The picture: a row per disk, its bytes along it, the bad ranges coloured by class. */
+static const char *const fleet_legend[][2] = {
+	{ "ALL_ZERO", "#1f77b4" }, { "ALL_ONES", "#17becf" }, { "TORN", "#ff7f0e" },
+	{ "STALE_ORIGIN", "#bcbd22" }, { "MISDIRECTED", "#e377c2" }, { "WRAPPED", "#8c564b" },
+	{ "PARTIAL_MATCH", "#9467bd" }, { "OTHER", "#d62728" }, { "unclassified", "#7f7f7f" },
+	{ "unreadable", "#000000" },
+};
+
 static const char *fleet_colour(const struct guac_manifest_bad *b)
 {
-	static const struct { const char *cls, *colour; } map[] = {
-		{ "ALL_ZERO", "#1f77b4" }, { "ALL_ONES", "#17becf" }, { "TORN", "#ff7f0e" },
-		{ "STALE_ORIGIN", "#bcbd22" }, { "PARTIAL_MATCH", "#9467bd" },
-		{ "OTHER", "#d62728" }, { "unclassified", "#7f7f7f" },
-	};
 	unsigned int i;
 
 	if (b->unreadable)
 		return "#000000";
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(map[i].cls, b->cls))
-			return map[i].colour;
+	for (i = 0; i < sizeof(fleet_legend) / sizeof(fleet_legend[0]); i++)
+		if (!strcmp(fleet_legend[i][0], b->cls))
+			return fleet_legend[i][1];
 	return "#7f7f7f";
 }
 
@@ -664,11 +666,6 @@ static double fleet_x(const struct guac_fleet_disk *d, uint64_t byte)
 
 void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
 {
-	static const char *const legend[][2] = {
-		{ "ALL_ZERO", "#1f77b4" }, { "ALL_ONES", "#17becf" }, { "TORN", "#ff7f0e" },
-		{ "STALE_ORIGIN", "#bcbd22" }, { "PARTIAL_MATCH", "#9467bd" }, { "OTHER", "#d62728" },
-		{ "unclassified", "#7f7f7f" }, { "unreadable", "#000000" },
-	};
 	unsigned int i, k, notok = 0;
 	unsigned int height = SVG_TOP + f->n * SVG_ROW + 60;
 	char tgt[4200], label[4500];
@@ -738,11 +735,11 @@ void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
 				d->bad_ranges - d->nbad);
 		fputs("</g>\n", out);
 	}
-	/* The legend. */
-	for (k = 0; k < sizeof(legend) / sizeof(legend[0]); k++)
+	/* The legend: ten entries of up to 13 characters (about 80 pixels) across the width. */
+	for (k = 0; k < sizeof(fleet_legend) / sizeof(fleet_legend[0]); k++)
 		fprintf(out, "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			"<text x=\"%u\" y=\"%u\" font-size=\"10\">%s</text>\n", 8 + k * 130,
-			height - 44, legend[k][1], 22 + k * 130, height - 35, legend[k][0]);
+			"<text x=\"%u\" y=\"%u\" font-size=\"10\">%s</text>\n", 8 + k * 105,
+			height - 44, fleet_legend[k][1], 22 + k * 105, height - 35, fleet_legend[k][0]);
 	fprintf(out, "<rect x=\"8\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#a1d99b\"/>"
 		"<text x=\"22\" y=\"%u\" font-size=\"10\">written and checked</text>\n"
 		"<rect x=\"168\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/>"

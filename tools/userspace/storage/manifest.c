@@ -175,10 +175,18 @@ static const struct json *mf_typed(struct mf_ctx *c, const struct json *obj, con
 }
 
 const char *const guac_manifest_class_names[GUAC_MANIFEST_NCLASSES] = {
-	"ALL_ZERO", "ALL_ONES", "TORN", "STALE_ORIGIN", "PARTIAL_MATCH", "OTHER", "unclassified",
+	"ALL_ZERO", "ALL_ONES", "TORN", "STALE_ORIGIN", "MISDIRECTED", "WRAPPED", "PARTIAL_MATCH",
+	"OTHER", "unclassified",
 };
 
-static bool mf_class_ok(const char *s, bool unreadable)
+bool guac_manifest_class_in(unsigned int i, unsigned int version)
+{
+	return i < GUAC_MANIFEST_NCLASSES &&
+	       (version >= 5 || (strcmp(guac_manifest_class_names[i], "MISDIRECTED") &&
+				 strcmp(guac_manifest_class_names[i], "WRAPPED")));
+}
+
+static bool mf_class_ok(const char *s, bool unreadable, unsigned int version)
 {
 	unsigned int i;
 
@@ -186,14 +194,14 @@ static bool mf_class_ok(const char *s, bool unreadable)
 		return true;
 	for (i = 0; !unreadable && i + 1 < GUAC_MANIFEST_NCLASSES; i++)
 		if (!strcmp(s, guac_manifest_class_names[i]))
-			return true;
+			return guac_manifest_class_in(i, version);
 	return false;
 }
 
 /*
  * Version 4's places of a verify record's bad sectors: "bad_ranges" (a count,
  * or null: not known), "classes" (sectors per class, or null with it) and
- * "bad", the first ranges.
+ * "bad", the first ranges. Version 5 adds the classes MISDIRECTED and WRAPPED.
  */
 static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac_manifest *m)
 {
@@ -201,7 +209,7 @@ static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac
 						NULL };
 	const struct json *n = mf_get(v, "bad_ranges"), *cls = mf_get(v, "classes"), *t, *e;
 	const char *class_keys[GUAC_MANIFEST_NCLASSES + 1];
-	unsigned int i;
+	unsigned int i, k;
 	char kind[16];
 
 	if (!n || !cls)
@@ -222,14 +230,16 @@ static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac
 		return false;
 	if (cls->type != JSON_OBJECT)
 		return mf_fail(c, "field \"classes\" must be an object or null");
-	/* mf_known_keys() wants a NULL-terminated list; the class names are not one. */
-	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
-		class_keys[i] = guac_manifest_class_names[i];
-	class_keys[GUAC_MANIFEST_NCLASSES] = NULL;
+	/* mf_known_keys() wants a NULL-terminated list of this version's class names. */
+	for (i = 0, k = 0; i < GUAC_MANIFEST_NCLASSES; i++)
+		if (guac_manifest_class_in(i, m->version))
+			class_keys[k++] = guac_manifest_class_names[i];
+	class_keys[k] = NULL;
 	if (!mf_known_keys(c, cls, "\"classes\"", class_keys))
 		return false;
 	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
-		if (!mf_u64(c, cls, guac_manifest_class_names[i], &m->verify_classes[i]))
+		if (guac_manifest_class_in(i, m->version) &&
+		    !mf_u64(c, cls, guac_manifest_class_names[i], &m->verify_classes[i]))
 			return false;
 	for (e = t->child; e; e = e->next) {
 		struct guac_manifest_bad *b = &m->verify_bad[m->nverify_bad];
@@ -249,9 +259,11 @@ static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac
 			return mf_fail(c, "bad range %u: kind \"%s\" is neither \"mismatch\" nor "
 				       "\"unreadable\"", m->nverify_bad, kind);
 		b->unreadable = !strcmp(kind, "unreadable");
-		if (!mf_class_ok(b->cls, b->unreadable))
-			return mf_fail(c, "bad range %u: unknown class \"%s\"", m->nverify_bad,
-				       b->cls);
+		if (!mf_class_ok(b->cls, b->unreadable, m->version))
+			return mf_fail(c, "bad range %u: unknown class \"%s\"%s", m->nverify_bad,
+				       b->cls, m->version < 5 && !b->unreadable &&
+				       (!strcmp(b->cls, "MISDIRECTED") || !strcmp(b->cls, "WRAPPED")) ?
+				       " (it came with manifest version 5)" : "");
 		m->nverify_bad++;
 	}
 	return true;
@@ -304,7 +316,9 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 			       GUAC_MANIFEST_VERSION);
 	if (version < 2 || version > GUAC_MANIFEST_VERSION)
 		return mf_fail(c, "manifest version %" PRIu64 " is not supported (this guac reads "
-			       "versions 2 to %d)", version, GUAC_MANIFEST_VERSION);
+			       "versions 2 to %d%s)", version, GUAC_MANIFEST_VERSION,
+			       version > GUAC_MANIFEST_VERSION ? "; a newer guac wrote it: read it "
+			       "with that one" : "");
 	m->version = (unsigned int)version;
 	if (!mf_get(root, "checksum"))
 		return mf_fail(c, "missing field \"checksum\": a version %d manifest carries the "
@@ -631,8 +645,9 @@ static void mf_nullable(FILE *f, const char *s)
 }
 
 /* Version 4's places of the verify record's bad sectors (mf_decode_places()). */
-static void mf_print_places(FILE *f, const struct guac_manifest *m)
+static void mf_print_places(FILE *f, const struct guac_manifest *m, unsigned int version)
 {
+	const char *sep = "";
 	unsigned int i;
 
 	if (!m->verify_places) {
@@ -640,9 +655,13 @@ static void mf_print_places(FILE *f, const struct guac_manifest *m)
 		return;
 	}
 	fprintf(f, ", \"bad_ranges\": %" PRIu64 ", \"classes\": {", m->verify_bad_ranges);
-	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++)
-		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", guac_manifest_class_names[i],
+	for (i = 0; i < GUAC_MANIFEST_NCLASSES; i++) {
+		if (!guac_manifest_class_in(i, version))
+			continue;
+		fprintf(f, "%s\"%s\": %" PRIu64, sep, guac_manifest_class_names[i],
 			m->verify_classes[i]);
+		sep = ", ";
+	}
 	fputs("}, \"bad\": [", f);
 	for (i = 0; i < m->nverify_bad; i++)
 		fprintf(f, "%s\n    {\"kind\": \"%s\", \"device_offset\": %" PRIu64
@@ -714,7 +733,7 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 			mf_nullable(f, m->verify_stamp);
 		}
 		if (version >= 4)
-			mf_print_places(f, m);
+			mf_print_places(f, m, version);
 		fputc('}', f);
 	} else {
 		fputs("null", f);

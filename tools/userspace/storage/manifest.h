@@ -13,7 +13,12 @@
 #include "io_engine.h"
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
-#define GUAC_MANIFEST_VERSION 4	/* 4: host; 3: verify.target_stamp, "running"; 2, 3 read; 1 refused */
+/*
+ * 5: the classes MISDIRECTED and WRAPPED (the search's); 4: host, the verify
+ * record's places; 3: verify.target_stamp, "running"; 2 to 4 read; 1 refused.
+ * A newer version is refused with its number, never half-read.
+ */
+#define GUAC_MANIFEST_VERSION 5
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
@@ -33,7 +38,7 @@ struct guac_manifest_range {
  * sectors only partly checked), as --bad-list gives it.
  */
 #define GUAC_MANIFEST_MAX_BAD 64	/* the first bad ranges of a record */
-#define GUAC_MANIFEST_NCLASSES 7	/* guac_manifest_class_names[] */
+#define GUAC_MANIFEST_NCLASSES 9	/* guac_manifest_class_names[] */
 struct guac_manifest_bad {
 	uint64_t device_offset, length;
 	bool unreadable;
@@ -41,10 +46,16 @@ struct guac_manifest_bad {
 };
 
 /*
- * The class names a verify record counts, in this order: the local classes of
- * diag.h, OTHER (left to the misdirection search) and unclassified.
+ * The class names a verify record counts, in this order: ALL_ZERO, ALL_ONES,
+ * TORN, STALE_ORIGIN (found where the sector lies, or by the origin search),
+ * MISDIRECTED and WRAPPED (found by the misdirection search: version 5),
+ * PARTIAL_MATCH, OTHER (what the search did not name, or did not reach) and
+ * unclassified.
  */
 extern const char *const guac_manifest_class_names[GUAC_MANIFEST_NCLASSES];
+
+/* Whether a manifest of @version knows class @i (MISDIRECTED and WRAPPED came with 5). */
+bool guac_manifest_class_in(unsigned int i, unsigned int version);
 
 /* An earlier write to the same target, kept to name stale data. */
 struct guac_manifest_history {
@@ -53,7 +64,7 @@ struct guac_manifest_history {
 };
 
 struct guac_manifest {
-	unsigned int version;		/* as read (2 to 4); saves write GUAC_MANIFEST_VERSION */
+	unsigned int version;		/* as read (2 to 5); saves write GUAC_MANIFEST_VERSION */
 	char tool_version[32];
 	char host[256];			/* the writer's host name; empty: unknown (before 4) or several */
 	unsigned int stream_version;

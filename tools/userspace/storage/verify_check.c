@@ -242,13 +242,141 @@ static void verify_record_classes(struct verify_record *rec, const struct verify
 {
 	static const enum guac_diag_class order[] = {
 		GUAC_DIAG_ALL_ZERO, GUAC_DIAG_ALL_ONES, GUAC_DIAG_TORN, GUAC_DIAG_STALE_ORIGIN,
-		GUAC_DIAG_PARTIAL_MATCH, GUAC_DIAG_UNKNOWN,
+		GUAC_DIAG_MISDIRECTED, GUAC_DIAG_WRAPPED, GUAC_DIAG_PARTIAL_MATCH, GUAC_DIAG_UNKNOWN,
 	};
 	size_t i;
+
+	_Static_assert(sizeof(order) / sizeof(order[0]) == GUAC_MANIFEST_NCLASSES - 1,
+		       "a diag class for every manifest class but unclassified");
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		rec->classes[i] += c->cls[order[i]];
 	rec->classes[GUAC_MANIFEST_NCLASSES - 1] += c->unclassified;
+}
+
+/*
+ * The class the search gave the OTHER sector at device byte @dev: its name
+ * (STALE_ORIGIN, MISDIRECTED, WRAPPED), or NULL when it was not searched or
+ * stayed UNKNOWN. The samples are sorted by position (verify_diagnose()).
+ */
+static const char *verify_searched_class(const struct verify_run *run, size_t i)
+{
+	enum guac_diag_class c = run->diag[i].cls;
+
+	if (!run->sample[i].other || (c != GUAC_DIAG_STALE_ORIGIN && c != GUAC_DIAG_MISDIRECTED &&
+				      c != GUAC_DIAG_WRAPPED))
+		return NULL;
+	return guac_diag_class_name(c);
+}
+
+/* The first sample at or after device byte @dev. */
+static size_t verify_sample_at(const struct verify_run *run, uint64_t dev)
+{
+	size_t lo = 0, hi = run->ndiag;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (run->sample[mid].device_offset < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Split the OTHER range [@a, @b) where the search named sectors: @emit gets
+ * the pieces in order, each OTHER or the searched class (adjacent pieces of
+ * one class are the caller's to merge).
+ */
+static void verify_split_other(const struct verify_run *run, uint64_t a, uint64_t b,
+			       void (*emit)(void *ctx, uint64_t a, uint64_t b, const char *cls),
+			       void *ctx)
+{
+	size_t i;
+
+	for (i = verify_sample_at(run, a); i < run->ndiag && run->sample[i].device_offset < b;
+	     i++) {
+		const char *cls = verify_searched_class(run, i);
+		uint64_t d = run->sample[i].device_offset;
+
+		if (!cls || d + run->sector > b)
+			continue;
+		if (d > a)
+			emit(ctx, a, d, "OTHER");
+		emit(ctx, d, d + run->sector, cls);
+		a = d + run->sector;
+	}
+	if (a < b)
+		emit(ctx, a, b, "OTHER");
+}
+
+static void verify_record_piece(void *ctx, uint64_t a, uint64_t b, const char *cls)
+{
+	struct guac_manifest_bad piece = { a, b - a, false, "" };
+
+	snprintf(piece.cls, sizeof(piece.cls), "%s", cls);
+	verify_record_add(ctx, &piece);
+}
+
+/*
+ * After the search: the OTHER sectors of the record it named take their
+ * class (STALE_ORIGIN, MISDIRECTED, WRAPPED), in the counts and in the kept
+ * ranges, split where they change. Ranges past the kept ones are counted as
+ * the local checks merged them. True when the record changed.
+ */
+bool verify_record_searched(struct verify_run *run)
+{
+	struct verify_record *rec = &run->record;
+	const struct guac_manifest *m = run->manifest;
+	struct verify_record old;
+	bool changed = false;
+	unsigned int k, r;
+	size_t i;
+
+	if (!run->diag_ran || !m || rec->unknown || run->subrange || !run->recorded_target)
+		return false;
+	for (i = 0; i < run->ndiag; i++) {
+		const char *cls = verify_searched_class(run, i);
+		uint64_t d = run->sample[i].device_offset;
+
+		if (!cls)
+			continue;
+		/* In the record: within what a manifest range has verified. */
+		for (r = 0; r < m->nranges; r++)
+			if (d >= m->range[r].device_offset &&
+			    d + run->sector <= m->range[r].device_offset + m->range[r].verified)
+				break;
+		if (r == m->nranges || !rec->classes[GUAC_MANIFEST_NCLASSES - 2])
+			continue;
+		for (k = 0; strcmp(guac_manifest_class_names[k], cls); k++)
+			;
+		rec->classes[GUAC_MANIFEST_NCLASSES - 2]--;	/* OTHER */
+		rec->classes[k]++;
+		changed = true;
+	}
+	if (!changed)
+		return false;
+	old = *rec;
+	memset(rec, 0, sizeof(*rec));
+	memcpy(rec->classes, old.classes, sizeof(rec->classes));
+	for (k = 0; k < old.n; k++) {
+		const struct guac_manifest_bad *b = &old.list[k];
+
+		if (!b->unreadable && !strcmp(b->cls, "OTHER"))
+			verify_split_other(run, b->device_offset, b->device_offset + b->length,
+					   verify_record_piece, rec);
+		else
+			verify_record_add(rec, b);
+	}
+	if (old.nranges > old.n) {
+		rec->nranges += old.nranges - old.n;
+		rec->last = old.last;
+		rec->have_last = old.have_last;
+		rec->last_kept = false;
+	}
+	return true;
 }
 
 static void verify_list_flush(struct verify_run *run, struct verify_job *vj)
@@ -655,15 +783,53 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	return more;
 }
 
+/* --bad-list's lines as they are written: the latest range, merged while it can be. */
+struct verify_bl {
+	const struct verify_run *run;
+	FILE *out;
+	char kind[16], cls[32];
+	uint64_t a, b;			/* its first and last byte */
+};
+
+static void verify_bl_put(struct verify_bl *bl)
+{
+	if (bl->kind[0])
+		fprintf(bl->out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
+			bl->kind, bl->a, bl->b, bl->a / bl->run->sector, bl->b / bl->run->sector,
+			bl->cls);
+}
+
+/* Bytes [@a, @b) of @kind and @cls: merged with the latest range, or after it. */
+static void verify_bl_add(struct verify_bl *bl, const char *kind, uint64_t a, uint64_t b,
+			  const char *cls)
+{
+	if (bl->kind[0] && !strcmp(kind, bl->kind) && !strcmp(cls, bl->cls) && bl->b + 1 == a) {
+		bl->b = b - 1;
+		return;
+	}
+	verify_bl_put(bl);
+	snprintf(bl->kind, sizeof(bl->kind), "%s", kind);
+	snprintf(bl->cls, sizeof(bl->cls), "%s", cls);
+	bl->a = a;
+	bl->b = b - 1;
+}
+
+static void verify_bl_piece(void *ctx, uint64_t a, uint64_t b, const char *cls)
+{
+	verify_bl_add(ctx, "mismatch", a, b, cls);
+}
+
 /*
  * --bad-list: the jobs' parts in order, ranges touching across parts merged
- * when their kind and class are the same.
+ * when their kind and class are the same; OTHER sectors the search named
+ * take its class (verify_diagnose() runs first).
  */
 bool verify_write_bad_list(struct verify_run *run)
 {
-	char kind[16], pkind[16] = "", cls[32], pcls[32] = "";
-	uint64_t a, b, pa = 0, pb = 0, la, lb;
+	char kind[16], cls[32];
+	uint64_t a, b, la, lb;
 	FILE *out = fopen(run->bad_list_path, "w");
+	struct verify_bl bl = { .run = run, .out = out };
 	size_t i;
 	bool ok;
 
@@ -679,23 +845,14 @@ bool verify_write_bad_list(struct verify_run *run)
 		rewind(f);
 		while (fscanf(f, "%15s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %31s", kind,
 			      &a, &b, &la, &lb, cls) == 6) {
-			if (pkind[0] && !strcmp(kind, pkind) && !strcmp(cls, pcls) && pb + 1 == a) {
-				pb = b;
-				continue;
-			}
-			if (pkind[0])
-				fprintf(out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
-					pkind, pa, pb, pa / run->sector, pb / run->sector, pcls);
-			strcpy(pkind, kind);
-			strcpy(pcls, cls);
-			pa = a;
-			pb = b;
+			if (!strcmp(kind, "mismatch") && !strcmp(cls, "OTHER"))
+				verify_split_other(run, a, b + 1, verify_bl_piece, &bl);
+			else
+				verify_bl_add(&bl, kind, a, b + 1, cls);
 		}
 		fclose(f);
 	}
-	if (pkind[0])
-		fprintf(out, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n", pkind, pa,
-			pb, pa / run->sector, pb / run->sector, pcls);
+	verify_bl_put(&bl);
 	ok = !ferror(out);
 	if (fclose(out) || !ok) {
 		guac_err("cannot write --bad-list '%s': %s", run->bad_list_path, strerror(errno));

@@ -39,6 +39,7 @@ struct write_args {
 	bool sync, resume, allow_overcommit;
 	const char *manifest;
 	const char *shard_arg, *shards_arg;
+	const char *host;		/* --host, else GUAC_HOST, else gethostname() */
 	int impl;
 };
 
@@ -78,6 +79,9 @@ static void write_usage(FILE *f)
 		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
+		"      --host NAME      the host the manifest records (default: GUAC_HOST, else\n"
+		"                       the host name): the name a fleet's inventory uses,\n"
+		"                       such as Slurm's SLURMD_NODENAME or a pod's node\n"
 		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
@@ -88,6 +92,38 @@ static void write_usage(FILE *f)
 		GUAC_NUMBERS_HELP "\n"
 		"Exit status: 0 written and fsynced, 2 a usage or I/O error (ENOSPC, EIO),\n"
 		"130 interrupted.\n", guac_impl_choices());
+}
+
+/*
+ * The host to record: --host, else GUAC_HOST when set and not empty (a
+ * script's GUAC_HOST=${SLURMD_NODENAME:-} off Slurm), else gethostname().
+ * A name given must be one word of UTF-8 (an inventory's HOST column): false
+ * with the reason said; a host name that is not UTF-8 is left out.
+ */
+static bool write_host(const struct write_args *a, char *host, size_t size)
+{
+	const char *name = a->host, *from = "--host", *p;
+
+	if (!name && getenv("GUAC_HOST") && *getenv("GUAC_HOST")) {
+		name = getenv("GUAC_HOST");
+		from = "GUAC_HOST";
+	}
+	if (!name) {
+		if (gethostname(host, size - 1) || !guac_manifest_utf8(host))
+			host[0] = '\0';
+		host[size - 1] = '\0';
+		return true;
+	}
+	for (p = name; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			break;
+	if (!*name || *p || strlen(name) >= size || !guac_manifest_utf8(name)) {
+		guac_err("invalid %s '%s': expected a host name of 1 to %zu bytes of UTF-8, "
+			 "no space or control character", from, name, size - 1);
+		return false;
+	}
+	snprintf(host, size, "%s", name);
+	return true;
 }
 
 static int write_parse(struct write_args *a, int argc, char **argv)
@@ -108,6 +144,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		{ "shard", required_argument, NULL, 'k' },
 		{ "shards", required_argument, NULL, 'K' },
 		{ "impl", required_argument, NULL, 'i' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -178,6 +215,9 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 			break;
 		case 'i':
 			a->impl = guac_parse_impl(optarg);
+			break;
+		case 'H':
+			a->host = optarg;
 			break;
 		case 'V':
 			guac_print_version();
@@ -618,6 +658,8 @@ int guac_cmd_write(int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
+	if (!write_host(&a, m.host, sizeof(m.host)))
+		return GUAC_EXIT_ERROR;
 	if (!write_probe(a.target, &t))
 		return GUAC_EXIT_ERROR;
 
@@ -728,9 +770,7 @@ int guac_cmd_write(int argc, char **argv)
 
 	/* The manifest first says "running": a crash leaves a record of the attempt. */
 	snprintf(m.tool_version, sizeof(m.tool_version), "%s", guac_version());
-	/* The host that writes, for a fleet's report; a name that is not UTF-8 is left out. */
-	if (gethostname(m.host, sizeof(m.host) - 1) || !guac_manifest_utf8(m.host))
-		m.host[0] = '\0';
+	/* m.host: the host that writes, for a fleet's report (write_host, above). */
 	m.stream_version = GUAC_STREAM_VERSION;
 	m.origin = a.origin;
 	m.stream_offset = a.offset;

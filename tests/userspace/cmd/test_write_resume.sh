@@ -77,4 +77,28 @@ SLURM_ARRAY_TASK_ID=8 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=2 SLURM_ARRA
 	"$GUAC" write --length 1500M --origin 13 --resume -m "$sm" "$s" >"$tmp/o9" 2>&1
 check "another task's shard does not resume this one's manifest" \
 	"[ \$? -eq 2 ] && grep -q 'its shard differs' '$tmp/o9'"
+# A writer killed without a word (SIGKILL; Slurm cancelling a task whose node
+# went down): the manifest, still "running", records the bytes made durable
+# meanwhile (GUAC_CHECKPOINT_SECONDS, default 10), and --resume goes on from them.
+k=$tmp/k km=$tmp/k.json
+GUAC_CHECKPOINT_SECONDS=0.2 "$GUAC" write --length 2G --jobs 2 --origin 14 -m "$km" "$k" >"$tmp/k1" 2>&1 &
+pid=$!
+recorded() { grep -o '"done": [0-9]*' "$km" 2>/dev/null | awk '{s += $2} END {print s + 0}'; }
+for i in $(seq 300); do
+	[ "$(recorded)" -gt 0 ] && break
+	sleep 0.1
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+kdone=$(recorded)
+check "a killed writer's manifest says running, with durable bytes recorded meanwhile ($kdone)" \
+	"grep -q '\"status\": \"running\"' '$km' && [ $kdone -gt 0 ] && [ $kdone -lt 2147483648 ]"
+"$GUAC" write --length 2G --origin 14 --resume -m "$km" "$k" >"$tmp/k2" 2>&1
+check "... --resume goes on from them, not from 0" \
+	"[ \$? -eq 0 ] && grep -q \"resuming .* (running): $kdone of 2147483648 bytes already durable\" '$tmp/k2'"
+"$GUAC" verify -m "$km" >"$tmp/k3" 2>&1
+check "... and the whole verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/k3'"
+rm -f "$k"
+GUAC_CHECKPOINT_SECONDS=x "$GUAC" write --length 1M -m "$tmp/x.json" "$tmp/x" >"$tmp/o" 2>&1
+check "GUAC_CHECKPOINT_SECONDS=x: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'invalid GUAC_CHECKPOINT_SECONDS' '$tmp/o'"
 tap_end

@@ -619,6 +619,52 @@ static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint
 	}
 }
 
+/* What write_checkpoint needs besides the engine: the manifest being filled in. */
+static struct write_ckpt {
+	struct guac_manifest *m;
+	const char *path;
+	uint64_t shard_start;
+	bool sync;
+	bool warned;
+} write_ckpt;
+
+/*
+ * While the jobs write: the bytes done so far, fsynced (with --sync each was
+ * durable when its write returned), go into the manifest, still "running".
+ * A writer killed without a chance to save (SIGKILL, the node lost: Slurm
+ * cancels a task "due to node failure") then leaves what --resume continues
+ * from, not a fill to begin again. The count is taken before the fsync, so
+ * every byte it says is durable is.
+ */
+static void write_checkpoint(struct guac_io *io)
+{
+	write_ranges(write_ckpt.m, io, write_ckpt.shard_start, true);
+	if (!write_ckpt.sync && fsync(io->target->fd))
+		return;	/* the fsync at the end reports it */
+	if (!guac_manifest_save(write_ckpt.path, write_ckpt.m) && !write_ckpt.warned) {
+		guac_err("note: cannot record the progress in '%s' meanwhile", write_ckpt.path);
+		write_ckpt.warned = true;
+	}
+}
+
+/* GUAC_CHECKPOINT_SECONDS: between write_checkpoint's records (default 10; 0: none). */
+static bool write_checkpoint_seconds(double *secs)
+{
+	const char *env = getenv("GUAC_CHECKPOINT_SECONDS");
+	char *end;
+
+	*secs = 10;
+	if (!env || !*env)
+		return true;
+	errno = 0;
+	*secs = strtod(env, &end);
+	if (errno || *end || !(*secs >= 0 && *secs <= 86400)) {
+		guac_err("invalid GUAC_CHECKPOINT_SECONDS '%s': expected 0 (never) to 86400", env);
+		return false;
+	}
+	return true;
+}
+
 int guac_cmd_write(int argc, char **argv)
 {
 	static struct write_args a = { .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
@@ -659,6 +705,8 @@ int guac_cmd_write(int argc, char **argv)
 		return GUAC_EXIT_ERROR;
 	}
 	if (!write_host(&a, m.host, sizeof(m.host)))
+		return GUAC_EXIT_ERROR;
+	if (!write_checkpoint_seconds(&io.checkpoint_seconds))
 		return GUAC_EXIT_ERROR;
 	if (!write_probe(a.target, &t))
 		return GUAC_EXIT_ERROR;
@@ -837,6 +885,10 @@ int guac_cmd_write(int argc, char **argv)
 		printf("resuming '%s' (%s): %" PRIu64 " of %" PRIu64 " bytes already durable\n",
 		       a.manifest, old.status, io.progress_before, io.length);
 
+	if (a.manifest) {
+		write_ckpt = (struct write_ckpt){ &m, a.manifest, shard_start, a.sync, false };
+		io.checkpoint = write_checkpoint;
+	}
 	/* A file size limit must end in EFBIG, reported like ENOSPC, not in a kill. */
 	signal(SIGXFSZ, SIG_IGN);
 	guac_io_catch_signals(&stop);

@@ -325,6 +325,20 @@ mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
 wait_jobs "$mrg"
 checkl "c3: the merge refuses the failed part (FAILED 1:0, no merged manifest)" \
 	"[ \"\$(states $mrg)\" = 'FAILED 1:0' ] && [ ! -e '$d/lun.json' ]" "$d"/guac-merge-*.log
+
+# fleet-report.sbatch's own status, run as a plain script on b's manifests: a
+# fleet not OK is exit 1, but a JSON run that fails otherwise (a usage error,
+# a crash: here a guac whose --json exits 3) fails the job, never hidden.
+mkdir -p "$w/fake"
+printf '#!/bin/sh\ncase " $* " in *" --json "*) exit 3 ;; esac\nexec %s "$@"\n' "$GUAC" >"$w/fake/guac"
+chmod +x "$w/fake/guac"
+(cd "$w/b" && bash "$ex/fleet-report.sbatch" inventory fleet) >"$w/rep1.log" 2>&1
+rc=$?
+checkl "fleet-report.sbatch: a fleet with disks not OK: exit 1" "[ $rc -eq 1 ]" "$w/rep1.log"
+(cd "$w/b" && PATH=$w/fake:$PATH bash "$ex/fleet-report.sbatch" inventory fleet) >"$w/rep3.log" 2>&1
+rc=$?
+checkl "fleet-report.sbatch: guac report --json failing with exit 3: the job exits 3, saying so" \
+	"[ $rc -eq 3 ] && grep -q 'guac report --json failed (exit 3)' '$w/rep3.log'" "$w/rep3.log"
 echo "# scenarios a, b, c: $(($(date +%s) - t0)) s"
 
 # Down: every daemon stopped by its PID, no namespace, interface or port left.

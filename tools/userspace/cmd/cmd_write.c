@@ -640,9 +640,18 @@ static struct write_ckpt {
  */
 static void write_checkpoint(struct guac_io *io)
 {
+	if (io->sync_error)
+		return;
 	write_ranges(write_ckpt.m, io, write_ckpt.shard_start, true);
-	if (!write_ckpt.sync && fsync(io->target->fd))
-		return;	/* the fsync at the end reports it */
+	/*
+	 * A failed fsync is reported once per open file: the one at the end
+	 * could then succeed over lost data. So the first failure is the
+	 * run's, and nothing more is recorded as durable.
+	 */
+	if (!write_ckpt.sync && fsync(io->target->fd)) {
+		io->sync_error = errno;
+		return;
+	}
 	if (!guac_manifest_save(write_ckpt.path, write_ckpt.m) && !write_ckpt.warned) {
 		guac_err("note: cannot record the progress in '%s' meanwhile", write_ckpt.path);
 		write_ckpt.warned = true;

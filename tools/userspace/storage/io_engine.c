@@ -832,7 +832,7 @@ int guac_io_run(struct guac_io *io)
 		io->interrupted = guac_io_done(io) < total && !io->eof;
 	}
 	/* Durable means fsynced: without this, "written" is only "in the cache". */
-	if (io->write && fsync(io->target->fd))
+	if (io->write && fsync(io->target->fd) && !io->sync_error)
 		io->sync_error = errno;
 	io->seconds = guac_now() - start;
 	return err;

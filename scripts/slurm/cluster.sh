@@ -10,8 +10,9 @@
 #
 # munged runs with a key of its own (root-owned, 0600) and its socket in a
 # private directory; slurmctld and every slurmd run each in a UTS namespace
-# with its own host name (guacctl, guacn1, guacn2, ...), and every slurmd in
-# a network namespace of its own with its own address. The nodes reach each
+# with its own host name (guacctl, guacn1, guacn2, ...; GUAC_SLURM_HOSTNAMES),
+# and every slurmd in a network namespace of its own with its own address.
+# The nodes reach each
 # other through a bridge in a namespace made for it (GUAC_SLURM_NS-hub), and
 # this host reaches them through one veth pair (GUAC_SLURM_NS-0, private
 # addresses, no route anywhere else): no traffic leaves the machine. `up`
@@ -23,7 +24,10 @@
 # /var/tmp/guacrng-slurm), GUAC_SLURM_NS (namespace and interface prefix,
 # default gslurm), GUAC_SLURM_NET (the first three octets of the /24, default
 # 10.224.24), GUAC_SLURM_PORT (slurmctld's port, default the first free one
-# from 16817; slurmd listens on the next one).
+# from 16817; slurmd listens on the next one), GUAC_SLURM_HOSTNAMES (the
+# host names of the nodes' UTS namespaces, node 1 first, default guacn1,
+# guacn2, ...: a node whose host name is not its NodeName, like an FQDN host or
+# a site whose Slurm names differ; slurmd runs with -N NODENAME either way).
 set -euo pipefail
 
 DIR=${GUAC_SLURM_DIR:-/var/tmp/guacrng-slurm}
@@ -207,6 +211,11 @@ cmd_up() {
 		done
 		port_free "$port" || die "no free port pair between 16817 and 16918"
 	fi
+	local -a uts
+	read -r -a uts <<<"${GUAC_SLURM_HOSTNAMES:-}"
+	for i in "${uts[@]}"; do
+		[[ $i =~ ^[A-Za-z0-9][A-Za-z0-9.-]*$ ]] || die "GUAC_SLURM_HOSTNAMES: '$i' is not a host name"
+	done
 	rm -rf "$DIR"
 	mkdir -p "$DIR"/{etc,state,run,log,pid,munge} "$DIR"/spool/guacn{1..8}
 	chmod 700 "$DIR/munge"
@@ -257,7 +266,7 @@ cmd_up() {
 	echo $! >"$DIR/pid/slurmctld"
 	for i in $(seq "$nodes"); do
 		setsid ip netns exec "$NS-n$i" unshare --uts \
-			sh -c "hostname guacn$i && exec slurmd -D -c -f '$CONF' -N guacn$i" \
+			sh -c "hostname ${uts[i - 1]:-guacn$i} && exec slurmd -D -c -f '$CONF' -N guacn$i" \
 			</dev/null >>"$DIR/log/slurmd-guacn$i.out" 2>&1 &
 		echo $! >"$DIR/pid/slurmd-guacn$i"
 	done

@@ -82,6 +82,12 @@ need("kubernetes.io/hostname" in lp.get("nodeSelector", {}), "fill-local-disks: 
 need(c["securityContext"]["privileged"] and any(v.get("hostPath", {}).get("path") == "/dev" for v in lp["volumes"]),
      "fill-local-disks: raw disks through a privileged hostPath /dev")
 need("$JOB_COMPLETION_INDEX" in " ".join(c["command"]), "fill-local-disks: the index picks the disk")
+def node_host(c):
+    e = next((e for e in c.get("env", []) if e["name"] == "GUAC_HOST"), None)
+    return bool(e) and e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName"
+need(node_host(c), "fill-local-disks: GUAC_HOST (the host recorded) is the node's spec.nodeName, not the pod's name")
+need("/results/$GUAC_HOST-" in " ".join(c["command"]), "fill-local-disks: the manifest is named by GUAC_HOST")
+need(node_host(p["containers"][0]), "fill-lun: GUAC_HOST (the host recorded) is the node's spec.nodeName")
 print("FAILED" if fails else "ALL OK")
 PY
 while read -r line; do

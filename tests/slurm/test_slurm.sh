@@ -13,8 +13,10 @@
 #      the host of each disk and the one whose manifest is missing
 #   c. faults: a task interrupted with scancel --signal=INT requeues itself and
 #      resumes from its manifest; a task whose node is set DOWN is requeued by
-#      Slurm and resumes; a shard on a bad disk fails with exit status 2 and the
-#      report says why
+#      Slurm and resumes from the durable bytes its manifest recorded
+#      meanwhile; a shard on a bad disk (a loop device over a file on a tmpfs
+#      smaller than the device: it runs out of space) fails with exit status
+#      2 and the report says why
 #
 # The cluster is torn down, the loop devices detached and the tmpfs unmounted
 # whatever happens (trap).
@@ -27,6 +29,11 @@ w=${GUAC_SLURM_TEST_DIR:-$(mktemp -d /var/tmp/guacrng-slurm-test.XXXXXX)}
 # A cluster of this run's own (directory, namespaces, addresses; cluster.sh
 # takes the first free ports), so that two runs on one machine do not meet.
 export GUAC_SLURM_DIR=$w/cluster GUAC_SLURM_NS=${GUAC_SLURM_NS:-gs$$}
+# Node guacn2's host name is not its NodeName (an FQDN whose short name differs):
+# the sbatch scripts must pick disks and record hosts by Slurm's node name.
+export GUAC_SLURM_HOSTNAMES="guacn1 guacbox2.lab.example"
+# guac write records its durable bytes every second (c2: a task killed with its node).
+export GUAC_CHECKPOINT_SECONDS=1
 if [ -z "${GUAC_SLURM_NET:-}" ]; then
 	x=$((24 + $$ % 200))
 	while ip -4 route show | grep -q "^10\.224\.$x\."; do x=$((x % 250 + 1)); done
@@ -74,8 +81,8 @@ check "each slurmd has a network and a UTS namespace of its own (not the host's,
 	"[ \"\$(ns $p1 net)\" != \"\$(ns $$ net)\" ] && [ \"\$(ns $p2 net)\" != \"\$(ns $$ net)\" ] &&
 	 [ \"\$(ns $p1 net)\" != \"\$(ns $p2 net)\" ] && [ \"\$(ns $p1 uts)\" != \"\$(ns $p2 uts)\" ] &&
 	 [ \"\$(ns $p1 uts)\" != \"\$(ns $$ uts)\" ]"
-check "... with its own host name and address" \
-	"[ \"\$(nsenter -t $p1 -u hostname)\" = guacn1 ] && [ \"\$(nsenter -t $p2 -u hostname)\" = guacn2 ] &&
+check "... with its own host name (guacn2's is guacbox2.lab.example, not its NodeName) and address" \
+	"[ \"\$(nsenter -t $p1 -u hostname)\" = guacn1 ] && [ \"\$(nsenter -t $p2 -u hostname)\" = guacbox2.lab.example ] &&
 	 nsenter -t $p1 -n ip -4 -o addr show | grep -qF ' $GUAC_SLURM_NET.11/' &&
 	 nsenter -t $p2 -n ip -4 -o addr show | grep -qF ' $GUAC_SLURM_NET.12/'"
 
@@ -190,6 +197,8 @@ wait_jobs "$j1" "$j2"
 checkl "b: guacn1's fleet job COMPLETED 0:0 (both its disks written and OK)" "all_ok $j1" "$d"/guac-fleet-guacn1-*.log
 checkl "b: guacn2's fleet job FAILED with exit status 2 (its bad disk)" \
 	"[ \"\$(states $j2)\" = 'FAILED 2:0' ]" "$d"/guac-fleet-guacn2-*.log
+checkl "b: on guacn2 (host name guacbox2.lab.example) the job took its disks by node name" \
+	"grep -qx 'guac-fleet: guacn2: 2 disks: $n2a $n2bad' '$d'/guac-fleet-*-$j2.log" "$d"/guac-fleet-*-"$j2".log
 check "b: every disk got a manifest that names its host" \
 	"grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(basename "$n1a").json' &&
 	 grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(basename "$n1b").json' &&
@@ -201,7 +210,9 @@ dd if=/dev/zero of="$n1b" bs=4096 seek=256 count=2 oflag=direct status=none
 j3=$(sbatch --parsable -D "$d" --nodelist=guacn1 -o "$d/recheck.log" --wrap "guac verify --manifest $d/fleet/guacn1-$(basename "$n1b").json")
 wait_jobs "$j3"
 checkl "b: the recheck of the damaged disk on guacn1 FAILED 1:0 (a mismatch)" "[ \"\$(states $j3)\" = 'FAILED 1:0' ]" "$d/recheck.log"
-jr=$(sbatch --parsable -D "$d" --dependency=afterany:"$j1:$j2:$j3" "$ex/fleet-report.sbatch" "$d/inventory" "$d/fleet")
+# Relative paths (the job runs in $d): the report prints the --expect path as
+# given, so the table is the one README.md and docs/fleet.md show.
+jr=$(sbatch --parsable -D "$d" --dependency=afterany:"$j1:$j2:$j3" "$ex/fleet-report.sbatch" inventory fleet)
 wait_jobs "$jr"
 checkl "b: the report job FAILED 1:0: not every disk is OK" "[ \"\$(states $jr)\" = 'FAILED 1:0' ]" "$d"/guac-report-*.log
 r=$d/fleet/report.txt
@@ -230,6 +241,29 @@ PY
 checkl "b: report.json and report.svg say the same" "grep -q agree '$d/py'" "$d/py"
 sed 's/^/# /' "$r"
 [ -n "${GUAC_SLURM_KEEP:-}" ] && cp "$r" "$d/fleet/report.json" "$d/fleet/report.svg" "$GUAC_SLURM_KEEP/"
+# The run's table, kept in build/ (where guac is): README.md and docs/fleet.md show it.
+kept=$(dirname "$(dirname "$GUAC")")/slurm/fleet-report.txt
+mkdir -p "$(dirname "$kept")" && cp "$r" "$kept"
+# doc_table FILE: the table after the "$ guac report --expect inventory" line
+# of FILE's console block, with only what varies between machines made the
+# same: the loop devices' numbers (the doc says loop0-3 for n1a, n1b, n2a,
+# n2bad), the runs of spaces that pad them, and the bad disk's error (ENOSPC
+# from a loop over a full tmpfs; EIO on kernels whose loop driver says so).
+norm() {
+	sed -e "s|$n1a\\b|@0|g; s|$n1b\\b|@1|g; s|$n2a\\b|@2|g; s|$n2bad\\b|@3|g" \
+	    -e 's|@\([0-3]\)|/dev/loop\1|g; s/Input\/output error/No space left on device/' | tr -s ' '
+}
+doc_table() {
+	awk '/^\$ guac report --expect inventory /{on=1; next} on && (/^\$ / || /^```/){exit} on' "$1" |
+		sed -e 's/Input\/output error/No space left on device/' | tr -s ' '
+}
+for doc in README.md docs/fleet.md; do
+	norm <"$r" >"$d/table.run"
+	doc_table "$top/$doc" >"$d/table.doc"
+	diff "$d/table.doc" "$d/table.run" >"$d/table.diff"
+	checkl "b: $doc shows this run's table (loop numbers aside; make check-slurm keeps it in $kept)" \
+		"[ -s '$d/table.doc' ] && [ ! -s '$d/table.diff' ]" "$d/table.diff"
+done
 
 # --- c. faults ---------------------------------------------------------------
 
@@ -254,6 +288,13 @@ mkdir -p "$d"
 fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1 "$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" \
 	--origin 42 --length 4G --sync)
 writer_started "$d/parts/part-1.json" $((64 << 20))
+# A node lost kills its task without a word (SIGKILL): what the rerun resumes
+# from is what guac write recorded meanwhile (GUAC_CHECKPOINT_SECONDS, 1 here:
+# the jobs inherit it). Until the manifest records some durable bytes (30 s).
+for i in $(seq 300); do
+	grep -Eq '"done": [1-9]' "$d/parts/part-1.json" 2>/dev/null && break
+	sleep 0.1
+done
 node=$(squeue -h -j "${fill}_1" -o %N)
 scontrol update nodename="$node" state=DOWN reason=guac-test
 # Slurm requeues the task; the node returns by itself (ReturnToService=2).
@@ -261,7 +302,9 @@ scontrol update nodename="$node" state=RESUME 2>/dev/null || true
 wait_jobs "$fill"
 checkl "c2: the task on the node set DOWN ($node) was requeued and COMPLETED 0:0" \
 	"all_ok $fill && scontrol -o show job ${fill}_1 | grep -q 'Restarts=[1-9]'" "$d"/guac-fill-*.log
-check "c2: ... its rerun resumed from the manifest" "grep -q \"^resuming '.*part-1.json'\" '$d'/guac-fill-${fill}_1.log"
+checkl "c2: ... its rerun resumed from the manifest's durable bytes (not 0: no rewrite from scratch)" \
+	"grep -Eq \"^resuming '.*part-1.json' \\([a-z]+\\): [1-9][0-9]* of\" '$d'/guac-fill-${fill}_1.log" \
+	"$d"/guac-fill-"${fill}"_1.log
 merged_whole c2 "$d" 42
 
 # c3: a shard on a bad disk (36 MiB behind a 48 MiB device): exit status 2, and the report says why.
@@ -282,6 +325,20 @@ mrg=$(sbatch --parsable -D "$d" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
 wait_jobs "$mrg"
 checkl "c3: the merge refuses the failed part (FAILED 1:0, no merged manifest)" \
 	"[ \"\$(states $mrg)\" = 'FAILED 1:0' ] && [ ! -e '$d/lun.json' ]" "$d"/guac-merge-*.log
+
+# fleet-report.sbatch's own status, run as a plain script on b's manifests: a
+# fleet not OK is exit 1, but a JSON run that fails otherwise (a usage error,
+# a crash: here a guac whose --json exits 3) fails the job, never hidden.
+mkdir -p "$w/fake"
+printf '#!/bin/sh\ncase " $* " in *" --json "*) exit 3 ;; esac\nexec %s "$@"\n' "$GUAC" >"$w/fake/guac"
+chmod +x "$w/fake/guac"
+(cd "$w/b" && bash "$ex/fleet-report.sbatch" inventory fleet) >"$w/rep1.log" 2>&1
+rc=$?
+checkl "fleet-report.sbatch: a fleet with disks not OK: exit 1" "[ $rc -eq 1 ]" "$w/rep1.log"
+(cd "$w/b" && PATH=$w/fake:$PATH bash "$ex/fleet-report.sbatch" inventory fleet) >"$w/rep3.log" 2>&1
+rc=$?
+checkl "fleet-report.sbatch: guac report --json failing with exit 3: the job exits 3, saying so" \
+	"[ $rc -eq 3 ] && grep -q 'guac report --json failed (exit 3)' '$w/rep3.log'" "$w/rep3.log"
 echo "# scenarios a, b, c: $(($(date +%s) - t0)) s"
 
 # Down: every daemon stopped by its PID, no namespace, interface or port left.

@@ -153,6 +153,76 @@ mkdir "$tmp/empty"
 "$GUAC" report "$tmp/empty" >"$tmp/out" 2>&1
 check "an empty directory: no disk is not a fleet that is OK (exit 1)" "[ \$? -eq 1 ]"
 
+# reseal FILE: recompute a manifest's checksum after an edit (docs/manifest.md).
+reseal() {
+	python3 - "$1" <<'PY'
+import hashlib, sys
+text = open(sys.argv[1]).read()
+fields = text[:text.index(',\n  "checksum"')]
+sha = "sha256:" + hashlib.sha256(fields.encode()).hexdigest()
+open(sys.argv[1], "w").write(fields + ',\n  "checksum": "%s"\n}\n' % sha)
+PY
+}
+# ids FILE SERIAL WWID: give a manifest's target that serial and WWID (null: none).
+ids() {
+	sed -i "s/\"serial\": [^,]*, \"wwid\": [^}]*}/\"serial\": $2, \"wwid\": $3}/" "$1"
+	reseal "$1"
+}
+# good HOST NAME: a good disk (file) NAME written and checked from HOST (GUAC_HOST), manifest h/NAME.json.
+good() {
+	GUAC_HOST=$1 "$GUAC" write --origin 7 -n 1M -m "$tmp/h/$2.json" "$tmp/$2" >/dev/null 2>&1 &&
+		"$GUAC" verify -m "$tmp/h/$2.json" >/dev/null 2>&1
+}
+expect_report() {	# LINES...: guac report --expect (the lines) of every h/*.json, into out
+	printf '%s\n' "$@" >"$tmp/hexpect"
+	"$GUAC" report --expect "$tmp/hexpect" "$tmp/h" >"$tmp/out" 2>&1
+}
+mkdir "$tmp/h"
+# Host names: a manifest from a host whose name is its FQDN, an inventory of short names.
+good guacn1.lab.example f1
+expect_report "guacn1 $tmp/f1"
+check "--expect: short name guacn1 is the manifest's guacn1.lab.example (exit 0, no MISSING)" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out' && grep -q '^guacn1.lab.example ' '$tmp/out'"
+expect_report "guacn1.lab.example $tmp/f1"
+check "--expect: the FQDN itself matches" "[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
+for other in guacn10 guacn guacn1.lab guacn1.lab.example.org guacn1.other.example GUACN1; do
+	expect_report "$other $tmp/f1"
+	check "--expect: $other is another host: MISSING (exit 1)" \
+		"[ \$? -eq 1 ] && grep -q '^$other $tmp/f1: MISSING' '$tmp/out' && grep -qx '2 disks: 1 OK, 1 MISSING' '$tmp/out'"
+done
+good guacn2 f2
+expect_report "guacn2.lab.example $tmp/f2"
+check "--expect: the FQDN guacn2.lab.example is the manifest's short guacn2" "[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+# Two hosts of one short name in two domains: the short name is neither of them.
+good guacn3.a.example f3
+good guacn3.b.example f4
+expect_report "guacn3 $tmp/f3"
+check "--expect: guacn3 beside guacn3.a.example and guacn3.b.example matches neither (MISSING)" \
+	"[ \$? -eq 1 ] && grep -q '^guacn3 $tmp/f3: MISSING' '$tmp/out'"
+expect_report "guacn3.a.example $tmp/f3" "guacn3.b.example $tmp/f4"
+check "... their FQDNs match each its own" "[ \$? -eq 0 ] && grep -qx '4 disks: 4 OK' '$tmp/out'"
+rm -f "$tmp"/h/f3.json "$tmp"/h/f4.json
+expect_report "guacn1 $tmp/f1" "guacn1.lab.example.org $tmp/f2"
+check "--expect: a list naming another long name of guacn1: guacn1 matches no FQDN (2 MISSING)" \
+	"[ \$? -eq 1 ] && grep -qx '4 disks: 2 OK, 2 MISSING' '$tmp/out'"
+
+# SERIAL/WWN: the column, and the expected list naming a disk by WWN or by serial.
+ids "$tmp/h/f1.json" '"ZA1B2C3D"' '"naa.5000c500a1b2c3d4"'
+ids "$tmp/h/f2.json" '"S3Z9NB0K123456"' null
+expect_report "guacn1 naa.5000c500a1b2c3d4" "guacn2 S3Z9NB0K123456"
+check "--expect by WWN and by serial: both matched (exit 0)" "[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+check "... SERIAL/WWN shows the WWN where there is one, else the serial" \
+	"grep -Eq '^guacn1.lab.example +$tmp/f1 +naa.5000c500a1b2c3d4 +1.00 MiB +OK ' '$tmp/out' &&
+	 grep -Eq '^guacn2 +$tmp/f2 +S3Z9NB0K123456 +1.00 MiB +OK ' '$tmp/out'"
+expect_report "guacn1 ZA1B2C3D"
+check "--expect by the serial of a disk that has a WWN too" "[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+expect_report "guacn1 naa.5000c500a1b2c3d5" "guacn2 S3Z9NB0K12345" "guacn2 naa.5000c500a1b2c3d4"
+check "--expect: another WWN, a serial's prefix, a WWN on the wrong host: 3 MISSING" \
+	"[ \$? -eq 1 ] && grep -qx '5 disks: 2 OK, 3 MISSING' '$tmp/out'"
+"$GUAC" report --json "$tmp/h" >"$tmp/hj" 2>&1
+check "... and the JSON carries them" \
+	"grep -q '\"serial\":\"ZA1B2C3D\",\"wwid\":\"naa.5000c500a1b2c3d4\"' '$tmp/hj' && grep -q '\"serial\":\"S3Z9NB0K123456\",\"wwid\":null' '$tmp/hj'"
+
 # JSON and the picture say what the table says.
 "$GUAC" report --json --svg "$tmp/fleet.svg" --expect "$tmp/expect" "$d" >"$tmp/out.json" 2>"$tmp/err"
 rc=$?

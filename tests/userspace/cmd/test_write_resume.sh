@@ -77,4 +77,88 @@ SLURM_ARRAY_TASK_ID=8 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_MIN=2 SLURM_ARRA
 	"$GUAC" write --length 1500M --origin 13 --resume -m "$sm" "$s" >"$tmp/o9" 2>&1
 check "another task's shard does not resume this one's manifest" \
 	"[ \$? -eq 2 ] && grep -q 'its shard differs' '$tmp/o9'"
+# A writer killed without a word (SIGKILL; Slurm cancelling a task whose node
+# went down): the manifest, still "running", records the bytes made durable
+# meanwhile (GUAC_CHECKPOINT_SECONDS, default 10), and --resume goes on from them.
+k=$tmp/k km=$tmp/k.json
+GUAC_CHECKPOINT_SECONDS=0.2 "$GUAC" write --length 2G --jobs 2 --origin 14 -m "$km" "$k" >"$tmp/k1" 2>&1 &
+pid=$!
+recorded() { grep -o '"done": [0-9]*' "$km" 2>/dev/null | awk '{s += $2} END {print s + 0}'; }
+for i in $(seq 300); do
+	[ "$(recorded)" -gt 0 ] && break
+	sleep 0.1
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+kdone=$(recorded)
+check "a killed writer's manifest says running, with durable bytes recorded meanwhile ($kdone)" \
+	"grep -q '\"status\": \"running\"' '$km' && [ $kdone -gt 0 ] && [ $kdone -lt 2147483648 ]"
+"$GUAC" write --length 2G --origin 14 --resume -m "$km" "$k" >"$tmp/k2" 2>&1
+check "... --resume goes on from them, not from 0" \
+	"[ \$? -eq 0 ] && grep -q \"resuming .* (running): $kdone of 2147483648 bytes already durable\" '$tmp/k2'"
+"$GUAC" verify -m "$km" >"$tmp/k3" 2>&1
+check "... and the whole verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/k3'"
+rm -f "$k"
+GUAC_CHECKPOINT_SECONDS=x "$GUAC" write --length 1M -m "$tmp/x.json" "$tmp/x" >"$tmp/o" 2>&1
+check "GUAC_CHECKPOINT_SECONDS=x: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'invalid GUAC_CHECKPOINT_SECONDS' '$tmp/o'"
+# A failed fsync is reported once per open file, so the one at the end can
+# succeed over data a checkpoint's fsync lost. A shim fails the target's
+# first fsync with EIO (the manifest's own fsyncs pass) and slows its
+# writes so that checkpoints happen: the run must fail, never say durable.
+CC=${CC:-cc}
+cat >"$tmp/fsynceio.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+static int is_target(int fd)
+{
+	struct stat st;
+	const char *ino = getenv("EIO_INO");
+
+	return ino && !fstat(fd, &st) && st.st_ino == strtoull(ino, NULL, 10);
+}
+
+int fsync(int fd)
+{
+	static int failed;
+	int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+
+	if (is_target(fd) && !__atomic_exchange_n(&failed, 1, __ATOMIC_SEQ_CST)) {
+		errno = EIO;
+		return -1;
+	}
+	return real(fd);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t (*real)(int, const void *, size_t, off_t) =
+		(ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+	struct timespec ms = { 0, 2000000 };
+
+	if (is_target(fd))
+		nanosleep(&ms, NULL);
+	return real(fd, buf, len, off);
+}
+ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
+EOF
+e=$tmp/e em=$tmp/e.json
+: >"$e"
+if $CC -shared -fPIC -o "$tmp/fsynceio.so" "$tmp/fsynceio.c" -ldl 2>"$tmp/cc.err"; then
+	EIO_INO=$(stat -c %i "$e") LD_PRELOAD="$tmp/fsynceio.so" GUAC_CHECKPOINT_SECONDS=0.1 \
+		"$GUAC" write --length 32M --bs 64K --origin 15 -m "$em" "$e" >"$tmp/e1" 2>&1
+	rc=$?
+	check "a checkpoint's fsync fails with EIO, the last one passes: exit 2, FAILED: fsync, nothing durable" \
+		"[ $rc -eq 2 ] && grep -q '^FAILED: fsync: Input/output error' '$tmp/e1' && ! grep -q '^OK' '$tmp/e1' &&
+		 grep -q '\"status\": \"failed\"' '$em' && [ \$(grep -o '\"done\": [0-9]*' '$em' | awk '{s += \$2} END {print s + 0}') -eq 0 ]"
+else
+	not_ok "cannot build the fsync shim with $CC" "$tmp/cc.err"
+fi
+rm -f "$e"
 tap_end

@@ -28,6 +28,24 @@ host=$(uname -n)
 check "the manifest is version 5" "grep -qF '\"version\": 5,' '$m'"
 check "the manifest records the host ($host)" "grep -qxF '  \"host\": \"$host\",' '$m'"
 
+# The host named: --host, else GUAC_HOST (a Slurm node name, a pod's node),
+# not the UTS name; an empty GUAC_HOST is unset; a name that is no word is refused.
+GUAC_HOST=node7.lab.example "$GUAC" write --length 1M --origin 5 -m "$tmp/e.json" "$tmp/e" >/dev/null 2>&1
+check "GUAC_HOST is the host recorded" "grep -qxF '  \"host\": \"node7.lab.example\",' '$tmp/e.json'"
+GUAC_HOST=node7 "$GUAC" write --host rack2-n3 --length 1M --origin 5 -m "$tmp/h.json" "$tmp/h" >/dev/null 2>&1
+check "--host is recorded, before GUAC_HOST" "grep -qxF '  \"host\": \"rack2-n3\",' '$tmp/h.json'"
+GUAC_HOST= "$GUAC" write --length 1M --origin 5 -m "$tmp/z.json" "$tmp/z" >/dev/null 2>&1
+check "an empty GUAC_HOST: the host name ($host)" "grep -qxF '  \"host\": \"$host\",' '$tmp/z.json'"
+"$GUAC" write --host 'two words' --length 1M --origin 5 -m "$tmp/b.json" "$tmp/b" >"$tmp/o" 2>&1
+check "--host 'two words': refused (status 2), nothing written" \
+	"[ \$? -eq 2 ] && grep -q 'invalid --host' '$tmp/o' && [ ! -e '$tmp/b' ] && [ ! -e '$tmp/b.json' ]"
+"$GUAC" write --host '' --length 1M --origin 5 -m "$tmp/b.json" "$tmp/b" >"$tmp/o" 2>&1
+check "--host '': refused (status 2)" "[ \$? -eq 2 ] && grep -q 'invalid --host' '$tmp/o'"
+GUAC_HOST=$(printf 'n\377') "$GUAC" write --length 1M --origin 5 -m "$tmp/b.json" "$tmp/b" >"$tmp/o" 2>&1
+check "GUAC_HOST not UTF-8: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'invalid GUAC_HOST' '$tmp/o'"
+"$GUAC" write --help | grep -q -- '--host NAME'
+check "--help documents --host and GUAC_HOST" "[ \$? -eq 0 ] && \"$GUAC\" write --help | grep -q GUAC_HOST"
+
 # Version 3: the same manifest without host still loads and verifies.
 sed 's/"version": 5/"version": 3/; /^  "host": /d' "$m" >"$tmp/v3.json"
 reseal "$tmp/v3.json"

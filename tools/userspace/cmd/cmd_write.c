@@ -39,6 +39,7 @@ struct write_args {
 	bool sync, resume, allow_overcommit;
 	const char *manifest;
 	const char *shard_arg, *shards_arg;
+	const char *host;		/* --host, else GUAC_HOST, else gethostname() */
 	int impl;
 };
 
@@ -71,13 +72,18 @@ static void write_usage(FILE *f)
 		"                       TARGET itself\n"
 		"      --resume         continue the fill the manifest records, from its durable\n"
 		"                       bytes (a requeued batch task); the same options and\n"
-		"                       target are needed; no manifest yet: a new fill\n"
+		"                       target are needed; no manifest yet: a new fill; a\n"
+		"                       writer killed outright resumes from what it recorded\n"
+		"                       while writing (every GUAC_CHECKPOINT_SECONDS, 10)\n"
 		"      --allow-overcommit  write a file even when the length is more than its\n"
 		"                       file system reports free (thin-provisioned, compressing\n"
 		"                       or deduplicating file systems)\n"
 		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
+		"      --host NAME      the host the manifest records (default: GUAC_HOST, else\n"
+		"                       the host name): the name a fleet's inventory uses,\n"
+		"                       such as Slurm's SLURMD_NODENAME or a pod's node\n"
 		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
@@ -88,6 +94,38 @@ static void write_usage(FILE *f)
 		GUAC_NUMBERS_HELP "\n"
 		"Exit status: 0 written and fsynced, 2 a usage or I/O error (ENOSPC, EIO),\n"
 		"130 interrupted.\n", guac_impl_choices());
+}
+
+/*
+ * The host to record: --host, else GUAC_HOST when set and not empty (a
+ * script's GUAC_HOST=${SLURMD_NODENAME:-} off Slurm), else gethostname().
+ * A name given must be one word of UTF-8 (an inventory's HOST column): false
+ * with the reason said; a host name that is not UTF-8 is left out.
+ */
+static bool write_host(const struct write_args *a, char *host, size_t size)
+{
+	const char *name = a->host, *from = "--host", *p;
+
+	if (!name && getenv("GUAC_HOST") && *getenv("GUAC_HOST")) {
+		name = getenv("GUAC_HOST");
+		from = "GUAC_HOST";
+	}
+	if (!name) {
+		if (gethostname(host, size - 1) || !guac_manifest_utf8(host))
+			host[0] = '\0';
+		host[size - 1] = '\0';
+		return true;
+	}
+	for (p = name; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			break;
+	if (!*name || *p || strlen(name) >= size || !guac_manifest_utf8(name)) {
+		guac_err("invalid %s '%s': expected a host name of 1 to %zu bytes of UTF-8, "
+			 "no space or control character", from, name, size - 1);
+		return false;
+	}
+	snprintf(host, size, "%s", name);
+	return true;
 }
 
 static int write_parse(struct write_args *a, int argc, char **argv)
@@ -108,6 +146,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		{ "shard", required_argument, NULL, 'k' },
 		{ "shards", required_argument, NULL, 'K' },
 		{ "impl", required_argument, NULL, 'i' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -178,6 +217,9 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 			break;
 		case 'i':
 			a->impl = guac_parse_impl(optarg);
+			break;
+		case 'H':
+			a->host = optarg;
 			break;
 		case 'V':
 			guac_print_version();
@@ -560,6 +602,61 @@ static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint
 	}
 }
 
+/* What write_checkpoint needs besides the engine: the manifest being filled in. */
+static struct write_ckpt {
+	struct guac_manifest *m;
+	const char *path;
+	uint64_t shard_start;
+	bool sync;
+	bool warned;
+} write_ckpt;
+
+/*
+ * While the jobs write: the bytes done so far, fsynced (with --sync each was
+ * durable when its write returned), go into the manifest, still "running".
+ * A writer killed without a chance to save (SIGKILL, the node lost: Slurm
+ * cancels a task "due to node failure") then leaves what --resume continues
+ * from, not a fill to begin again. The count is taken before the fsync, so
+ * every byte it says is durable is.
+ */
+static void write_checkpoint(struct guac_io *io)
+{
+	if (io->sync_error)
+		return;
+	write_ranges(write_ckpt.m, io, write_ckpt.shard_start, true);
+	/*
+	 * A failed fsync is reported once per open file: the one at the end
+	 * could then succeed over lost data. So the first failure is the
+	 * run's, and nothing more is recorded as durable.
+	 */
+	if (!write_ckpt.sync && fsync(io->target->fd)) {
+		io->sync_error = errno;
+		return;
+	}
+	if (!guac_manifest_save(write_ckpt.path, write_ckpt.m) && !write_ckpt.warned) {
+		guac_err("note: cannot record the progress in '%s' meanwhile", write_ckpt.path);
+		write_ckpt.warned = true;
+	}
+}
+
+/* GUAC_CHECKPOINT_SECONDS: between write_checkpoint's records (default 10; 0: none). */
+static bool write_checkpoint_seconds(double *secs)
+{
+	const char *env = getenv("GUAC_CHECKPOINT_SECONDS");
+	char *end;
+
+	*secs = 10;
+	if (!env || !*env)
+		return true;
+	errno = 0;
+	*secs = strtod(env, &end);
+	if (errno || *end || !(*secs >= 0 && *secs <= 86400)) {
+		guac_err("invalid GUAC_CHECKPOINT_SECONDS '%s': expected 0 (never) to 86400", env);
+		return false;
+	}
+	return true;
+}
+
 int guac_cmd_write(int argc, char **argv)
 {
 	static struct write_args a = { .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
@@ -599,6 +696,10 @@ int guac_cmd_write(int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
+	if (!write_host(&a, m.host, sizeof(m.host)))
+		return GUAC_EXIT_ERROR;
+	if (!write_checkpoint_seconds(&io.checkpoint_seconds))
+		return GUAC_EXIT_ERROR;
 	if (!write_probe(a.target, &t))
 		return GUAC_EXIT_ERROR;
 
@@ -707,9 +808,7 @@ int guac_cmd_write(int argc, char **argv)
 
 	/* The manifest first says "running": a crash leaves a record of the attempt. */
 	snprintf(m.tool_version, sizeof(m.tool_version), "%s", guac_version());
-	/* The host that writes, for a fleet's report; a name that is not UTF-8 is left out. */
-	if (gethostname(m.host, sizeof(m.host) - 1) || !guac_manifest_utf8(m.host))
-		m.host[0] = '\0';
+	/* m.host: the host that writes, for a fleet's report (write_host, above). */
 	m.stream_version = GUAC_STREAM_VERSION;
 	m.origin = a.origin;
 	m.stream_offset = a.offset;
@@ -776,6 +875,10 @@ int guac_cmd_write(int argc, char **argv)
 		printf("resuming '%s' (%s): %" PRIu64 " of %" PRIu64 " bytes already durable\n",
 		       a.manifest, old.status, io.progress_before, io.length);
 
+	if (a.manifest) {
+		write_ckpt = (struct write_ckpt){ &m, a.manifest, shard_start, a.sync, false };
+		io.checkpoint = write_checkpoint;
+	}
 	/* A file size limit must end in EFBIG, reported like ENOSPC, not in a kill. */
 	signal(SIGXFSZ, SIG_IGN);
 	guac_io_catch_signals(&stop);

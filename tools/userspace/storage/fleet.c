@@ -220,53 +220,147 @@ bool guac_fleet_add(struct guac_fleet *f, const char *path)
 	return fleet_is_dir(path) ? fleet_add_dir(f, path) : fleet_add_manifest(f, path);
 }
 
+/* One line of an expected list: "HOST TARGET". */
+struct fleet_line {
+	char host[256], target[4096];
+	unsigned int lineno;
+};
+
+/* @a and @b have one short name (the part before the first dot), not empty. */
+static bool fleet_short_eq(const char *a, const char *b)
+{
+	size_t n = strcspn(a, ".");
+
+	return n && n == strcspn(b, ".") && !strncmp(a, b, n);
+}
+
+/* @name is a long name (with a dot) of @h's short name, and not *@seen, the first such. */
+static bool fleet_other_long(const char *name, const char *h, const char **seen)
+{
+	if (!strchr(name, '.') || !fleet_short_eq(name, h))
+		return false;
+	if (!*seen) {
+		*seen = name;
+		return false;
+	}
+	return strcmp(*seen, name) != 0;
+}
+
+/*
+ * Do the expected list's host @h and a manifest's host @m name one host? The
+ * same name, or a short name and its FQDN (guacn1, guacn1.lab.example): hosts
+ * whose hostname is the FQDN while the inventory, or Slurm, says the short
+ * name, and the other way round. Only while the manifests and the list know
+ * one long name of that short name: guacn1 next to guacn1.a.example and
+ * guacn1.b.example is none of them (it would be two hosts). Nothing else:
+ * guacn1 is not guacn10, guacn1.a.example not guacn1.a.
+ */
+static bool fleet_host_eq(const struct guac_fleet *f, unsigned int nrows,
+			  const struct fleet_line *line, unsigned int nlines, const char *h,
+			  const char *m)
+{
+	const char *seen = NULL;
+	unsigned int i;
+
+	if (!strcmp(h, m))
+		return true;
+	if (!fleet_short_eq(h, m) || (strchr(h, '.') && strchr(m, '.')))
+		return false;
+	for (i = 0; i < nrows; i++)
+		if (strcmp(f->disk[i].state, "INVALID") &&
+		    fleet_other_long(f->disk[i].host, h, &seen))
+			return false;
+	for (i = 0; i < nlines; i++)
+		if (fleet_other_long(line[i].host, h, &seen))
+			return false;
+	return true;
+}
+
 /* Does row @d describe the disk TARGET (a path, serial or WWN) on HOST? */
-static bool fleet_match(const struct guac_fleet_disk *d, const char *host, const char *target)
+static bool fleet_match(const struct guac_fleet *f, unsigned int nrows,
+			const struct fleet_line *line, unsigned int nlines,
+			const struct guac_fleet_disk *d, const char *host, const char *target)
 {
 	if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING"))
 		return false;
-	if (strcmp(d->host, host))
+	if (!(!strcmp(d->target, target) || (d->serial[0] && !strcmp(d->serial, target)) ||
+	      (d->wwid[0] && !strcmp(d->wwid, target))))
 		return false;
-	return !strcmp(d->target, target) || (d->serial[0] && !strcmp(d->serial, target)) ||
-	       (d->wwid[0] && !strcmp(d->wwid, target));
+	return fleet_host_eq(f, nrows, line, nlines, host, d->host);
 }
 
-bool guac_fleet_expect(struct guac_fleet *f, const char *list)
+/* The lines of the expected list @list: false with the reason said. */
+static bool fleet_read_expect(const char *list, struct fleet_line **linep, unsigned int *nlinesp)
 {
 	FILE *in = fopen(list, "r");
-	char line[8192], host[256], target[4096], extra[2];
-	unsigned int lineno = 0, i, nrows;
+	char buf[8192], extra[2];
+	struct fleet_line *line = NULL;
+	unsigned int lineno = 0, n = 0, cap = 0;
 	bool ok = true;
 
 	if (!in) {
 		guac_err("cannot open the expected list '%s': %s", list, strerror(errno));
 		return false;
 	}
-	nrows = f->n;
-	while (ok && fgets(line, sizeof(line), in)) {
-		char *p = line + strspn(line, " \t");
-		struct guac_fleet_disk *d;
-		bool found = false;
-		int n;
+	while (ok && fgets(buf, sizeof(buf), in)) {
+		char *p = buf + strspn(buf, " \t");
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(in)) {
+		if (!strchr(buf, '\n') && !feof(in)) {
 			guac_err("%s:%u: line too long", list, lineno);
 			ok = false;
 			break;
 		}
 		if (*p == '#' || *p == '\n' || *p == '\0')
 			continue;
-		n = sscanf(p, "%255s %4095s %1s", host, target, extra);
-		if (n != 2) {
+		if (n == cap) {
+			struct fleet_line *l = realloc(line, (cap = cap ? 2 * cap : 16) * sizeof(*l));
+
+			if (!l) {
+				guac_err("out of memory");
+				ok = false;
+				break;
+			}
+			line = l;
+		}
+		if (sscanf(p, "%255s %4095s %1s", line[n].host, line[n].target, extra) != 2) {
 			guac_err("%s:%u: expected \"HOST TARGET\" (TARGET: the path, serial or WWN "
 				 "the manifest records), got '%.*s'", list, lineno,
 				 (int)strcspn(p, "\n"), p);
 			ok = false;
 			break;
 		}
+		line[n++].lineno = lineno;
+	}
+	if (ok && ferror(in)) {
+		guac_err("cannot read the expected list '%s'", list);
+		ok = false;
+	}
+	fclose(in);
+	if (!ok) {
+		free(line);
+		return false;
+	}
+	*linep = line;
+	*nlinesp = n;
+	return true;
+}
+
+bool guac_fleet_expect(struct guac_fleet *f, const char *list)
+{
+	struct fleet_line *line;
+	unsigned int nlines, k, i, nrows = f->n;
+	bool ok = true;
+
+	if (!fleet_read_expect(list, &line, &nlines))
+		return false;
+	for (k = 0; k < nlines; k++) {
+		const char *host = line[k].host, *target = line[k].target;
+		struct guac_fleet_disk *d;
+		bool found = false;
+
 		for (i = 0; i < nrows && !found; i++)
-			found = fleet_match(&f->disk[i], host, target);
+			found = fleet_match(f, nrows, line, nlines, &f->disk[i], host, target);
 		/* A disk listed twice is expected once. */
 		for (i = nrows; i < f->n && !found; i++)
 			found = !strcmp(f->disk[i].host, host) && !strcmp(f->disk[i].target, target);
@@ -281,13 +375,9 @@ bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 		snprintf(d->target, sizeof(d->target), "%s", target);
 		d->state = "MISSING";
 		snprintf(d->reason, sizeof(d->reason), "expected (%s line %u), but no manifest "
-			 "given describes it", list, lineno);
+			 "given describes it", list, line[k].lineno);
 	}
-	if (ok && ferror(in)) {
-		guac_err("cannot read the expected list '%s'", list);
-		ok = false;
-	}
-	fclose(in);
+	free(line);
 	return ok;
 }
 

@@ -764,6 +764,7 @@ int guac_io_run(struct guac_io *io)
 	/* A stream's reader may wait in read() for ever: wake it at a stop. */
 	bool wake = !io->write && io->target->kind == GUAC_TARGET_STREAM;
 	double start = guac_now(), next_progress = start + GUAC_IO_PROGRESS_NS / 1e9;
+	double next_checkpoint = start + io->checkpoint_seconds;
 	unsigned int i, started = 0;
 	int err = 0;
 
@@ -802,6 +803,11 @@ int guac_io_run(struct guac_io *io)
 				ns = GUAC_IO_WAKE_NS;
 		}
 		guac_io_sleep(ns);
+		if (io->checkpoint && io->checkpoint_seconds > 0 && guac_now() >= next_checkpoint &&
+		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
+			io->checkpoint(io);
+			next_checkpoint = guac_now() + io->checkpoint_seconds;
+		}
 		if (guac_now() >= next_progress) {
 			if (io->progress)
 				guac_io_progress(io, start);
@@ -826,7 +832,7 @@ int guac_io_run(struct guac_io *io)
 		io->interrupted = guac_io_done(io) < total && !io->eof;
 	}
 	/* Durable means fsynced: without this, "written" is only "in the cache". */
-	if (io->write && fsync(io->target->fd))
+	if (io->write && fsync(io->target->fd) && !io->sync_error)
 		io->sync_error = errno;
 	io->seconds = guac_now() - start;
 	return err;

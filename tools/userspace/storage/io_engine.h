@@ -103,6 +103,14 @@ struct guac_io {
 	uint64_t progress_before;	/* bytes done by earlier runs of the same command */
 	uint64_t progress_total;	/* the command's whole work, or 0: this run's */
 	atomic_bool *stop;		/* set (e.g. by SIGINT) to end after the current block */
+	/*
+	 * Optional: called on guac_io_run's own thread about every
+	 * @checkpoint_seconds while the jobs run (a write records its durable
+	 * bytes, so that a writer killed without a word, SIGKILL or a node lost,
+	 * leaves a manifest --resume continues from). Not after a stop.
+	 */
+	void (*checkpoint)(struct guac_io *io);
+	double checkpoint_seconds;
 
 	/* Filled by the engine. */
 	struct guac_io_job job[GUAC_IO_MAX_JOBS];

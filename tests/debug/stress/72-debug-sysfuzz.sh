@@ -3,7 +3,8 @@
 # fuzzed (guac-vmtest hwrng-fuzz: read, readv, pread, preadv, poll, lseek in
 # every shape, blocking and O_NONBLOCK, interrupted by signals, each result
 # checked against the hw_random core's contract) and rng_current switches
-# between every hwrng, "none" and the best one; then the same /dev/hwrng
+# between every hwrng, "none" and the best one, followed by two threads
+# racing on one open of /dev/guac (sysfuzz-shared); then the same /dev/hwrng
 # fuzzing and switching go on while the module unloads and loads. The host
 # fails the run on any KASAN, lockdep, UBSAN, KCSAN, might-sleep or FPU
 # report; guac-vmtest fails it on any wrong byte or result.
@@ -53,6 +54,10 @@ hwrng_fuzz switch $((seed + 1)) &
 rng_switcher /tmp/fuzz.done >/tmp/fuzz-switch.count &
 check "sysfuzz seed $seed: 4 threads, ${SYSFUZZ_SECONDS} s on /dev/guac while /dev/hwrng is fuzzed and rng_current switches" \
 	guac-vmtest sysfuzz "$seed" "$SYSFUZZ_SECONDS" 4
+# One open shared: preads at explicit offsets against lseek, read and
+# GET_INFO on the same file (its origin fixed), every byte checked.
+check "sysfuzz-shared seed $seed: ${SYSFUZZ_SHARED_SECONDS:-10} s of pread vs lseek/read/GET_INFO on one open of /dev/guac" \
+	guac-vmtest sysfuzz-shared "$seed" "${SYSFUZZ_SHARED_SECONDS:-10}"
 touch /tmp/fuzz.done
 wait
 check_hwrng_fuzz switch "hwrng-fuzz seed $((seed + 1)) while rng_current switches: no violation, at least $HWRNG_MIN_READS reads with data"

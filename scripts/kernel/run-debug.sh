@@ -23,6 +23,8 @@
 #   check   debug: the VM scenarios of tests/vm/ plus the debug ones in
 #           tests/debug/ (fail_usercopy, stress), with the production module.
 #           kcsan: the stress scenarios of tests/debug/stress/.
+#           DEBUG_SCENARIOS="DIR..." runs those directories instead (the
+#           checkers' own still run): e.g. DEBUG_SCENARIOS=$PWD/tests/debug/stress.
 #
 # A kunit run ends with one line: VARIANT-kunit: PASS|FAIL and the counts.
 #
@@ -115,7 +117,10 @@ if [ "$mode" = kunit ]; then
 	GUAC_MODULE_MAKEFLAGS="$GUAC_MODULE_MAKEFLAGS GUAC_KUNIT=y"
 	export GUAC_VM_SCENARIOS="$checkers $top/tests/kunit/scenarios"
 else
-	export GUAC_VM_SCENARIOS="$checkers $check_scenarios"
+	# DEBUG_SCENARIOS (directories, for one scenario set: e.g.
+	# tests/debug/stress) replaces the variant's check scenarios; the
+	# checkers still run around them.
+	export GUAC_VM_SCENARIOS="$checkers ${DEBUG_SCENARIOS:-$check_scenarios}"
 fi
 "$vm/build-module.sh" "$label" >/dev/null
 "$vm/make-initramfs.sh" "$label" >/dev/null

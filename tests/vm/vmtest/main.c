@@ -80,6 +80,8 @@ static const struct {
 	{ "nowait", vt_cmd_nowait, "preadv2, AIO and io_uring with RWF_NOWAIT return the stream" },
 	{ "edges", vt_cmd_edges, "every read path at the end of file and at negative offsets" },
 	{ "sysfuzz", vt_cmd_sysfuzz, "SEED SECONDS [THREADS] random system calls on /dev/guac, all checked" },
+	{ "sysfuzz-shared", vt_cmd_sysfuzz_shared, "SEED SECONDS pread vs lseek/read/GET_INFO on one open of /dev/guac" },
+	{ "hwrng-fuzz", vt_cmd_hwrng_fuzz, "SEED SECONDS [THREADS [MIN [STOPFILE]]] random reads of /dev/hwrng, all checked" },
 	{ "usercopy-fault", vt_cmd_usercopy_fault, "fail_usercopy mid-read: exact short count, then on (debug kernel)" },
 	{ "stress", vt_cmd_stress, "[N [SECONDS]] N readers (16) seeking and reading at random (20 s)" },
 };

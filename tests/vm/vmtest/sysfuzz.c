@@ -813,3 +813,161 @@ int vt_cmd_sysfuzz(int argc, char **argv)
 			bytes, errs);
 	return 0;
 }
+
+/* ============================ one shared open ============================ */
+
+/*
+ * sysfuzz-shared SEED SECONDS: two threads on one open file of /dev/guac,
+ * its origin set once (a seeded value, GUAC_IOC_SET_ORIGIN) before they
+ * start and never again. One preads at random offsets and sizes (pread
+ * neither uses nor moves the file position); the other owns the position:
+ * it seeks (SEEK_SET anywhere, SEEK_CUR back and forth), reads from it and
+ * asks GUAC_IOC_GET_INFO. Both know the origin, and only the second moves
+ * the position, so every byte of both, and the position after each of the
+ * second's calls, is checked. The file and the device state the two share
+ * is what the KCSAN kernel watches.
+ */
+struct sfs_run {
+	int fd;
+	uint64_t origin;
+	struct sf_thread t[2];
+	uint64_t preads, reads, seeks, infos;
+};
+
+static void *sfs_preader(void *arg)
+{
+	struct sfs_run *r = arg;
+	struct sf_thread *t = &r->t[0];
+
+	while (!t->failed && guac_now() < t->deadline) {
+		size_t len = 1 + sf_rand(t) % (SF_ARENA_PAGES * SF_PAGE);
+		int64_t pos = sf_rand(t) % 4 ? (int64_t)(sf_rand(t) % (1u << 24)) :
+			      (int64_t)(sf_rand(t) % (uint64_t)(GUAC_DEV_END - len));
+		ssize_t got;
+		char what[96];
+
+		t->call++;
+		snprintf(what, sizeof(what), "shared pread(%zu) at %" PRId64, len, pos);
+		got = pread(r->fd, t->heap, len, pos);
+		if (got != (ssize_t)len) {
+			sf_fail(t, "%s returned %zd (%s), expected %zu", what, got,
+				got < 0 ? strerrorname_np(errno) : "-", len);
+			break;
+		}
+		sf_check_bytes(t, what, r->origin, pos, t->heap, len);
+		r->preads++;
+	}
+	return NULL;
+}
+
+static void *sfs_mover(void *arg)
+{
+	struct sfs_run *r = arg;
+	struct sf_thread *t = &r->t[1];
+	int64_t pos = 0;
+
+	while (!t->failed && guac_now() < t->deadline) {
+		uint64_t what_op = sf_rand(t) % 4;
+		char what[96];
+
+		t->call++;
+		if (what_op == 0) {
+			int64_t want = sf_rand(t) % 2 ? (int64_t)(sf_rand(t) % (1u << 24)) :
+				       (int64_t)(sf_rand(t) % (uint64_t)GUAC_DEV_END);
+			off_t got = lseek(r->fd, want, SEEK_SET);
+
+			if (got != want)
+				sf_fail(t, "shared lseek(SEEK_SET %" PRId64 ") returned %lld", want,
+					(long long)got);
+			pos = want;
+			r->seeks++;
+		} else if (what_op == 1) {
+			int64_t delta = (int64_t)(sf_rand(t) % 131072) - 65536;
+			off_t got;
+
+			if (pos + delta < 0)
+				delta = -pos;
+			if (pos + delta > GUAC_DEV_END)
+				delta = GUAC_DEV_END - pos;
+			got = lseek(r->fd, delta, SEEK_CUR);
+			if (got != pos + delta)
+				sf_fail(t, "shared lseek(SEEK_CUR %" PRId64 ") from %" PRId64
+					" returned %lld", delta, pos, (long long)got);
+			pos += delta;
+			r->seeks++;
+		} else if (what_op == 2) {
+			struct guac_info info;
+
+			memset(&info, 0xff, sizeof(info));
+			if (ioctl(r->fd, GUAC_IOC_GET_INFO, &info) || info.version != GUAC_UAPI_VERSION)
+				sf_fail(t, "shared GET_INFO failed (%s) or gave version %u",
+					strerrorname_np(errno), info.version);
+			r->infos++;
+		} else {
+			size_t len = 1 + sf_rand(t) % (SF_ARENA_PAGES * SF_PAGE);
+			ssize_t want = sf_expected(pos, len, len), got;
+
+			snprintf(what, sizeof(what), "shared read(%zu) at %" PRId64, len, pos);
+			got = read(r->fd, t->heap, len);
+			if (got != want) {
+				sf_fail(t, "%s returned %zd (%s), expected %zd", what, got,
+					got < 0 ? strerrorname_np(errno) : "-", want);
+				break;
+			}
+			sf_check_bytes(t, what, r->origin, pos, t->heap, (size_t)got);
+			pos += got;
+			r->reads++;
+		}
+		/* The other thread's preads never move it. */
+		if (vt_pos(r->fd) != pos)
+			sf_fail(t, "the shared position is %" PRId64 ", expected %" PRId64,
+				vt_pos(r->fd), pos);
+	}
+	return NULL;
+}
+
+int vt_cmd_sysfuzz_shared(int argc, char **argv)
+{
+	static struct sfs_run r;
+	uint64_t seed, seconds;
+	double start;
+	unsigned int i;
+
+	if (argc != 3 || !guac_parse_u64("seed", argv[1], &seed) ||
+	    !guac_parse_u64("seconds", argv[2], &seconds))
+		return GUAC_EXIT_ERROR;
+	r.fd = vt_open(O_RDONLY);
+	r.origin = seed * 0x9e3779b97f4a7c15ULL;
+	if (ioctl(r.fd, GUAC_IOC_SET_ORIGIN, &r.origin)) {
+		guac_err("GUAC_IOC_SET_ORIGIN: %s", strerror(errno));
+		return GUAC_EXIT_ERROR;
+	}
+	start = guac_now();
+	for (i = 0; i < 2; i++) {
+		struct sf_thread *t = &r.t[i];
+
+		t->index = i;
+		t->seed = seed;
+		t->deadline = start + (double)seconds;
+		t->heap = guac_alloc(SF_ARENA_PAGES * SF_PAGE);
+		t->want = guac_alloc(SF_ARENA_PAGES * SF_PAGE);
+		t->rnd = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (i + 1);
+		if (!t->rnd)
+			t->rnd = 1;
+		if (pthread_create(&t->thread, NULL, i ? sfs_mover : sfs_preader, &r)) {
+			guac_err("cannot start thread %u", i);
+			return GUAC_EXIT_ERROR;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(r.t[i].thread, NULL);
+	close(r.fd);
+	printf("sysfuzz-shared seed %" PRIu64 ": one open, origin %#" PRIx64 ", %.1f s: pread %"
+	       PRIu64 " (%" PRIu64 " bytes checked), lseek %" PRIu64 ", read %" PRIu64 " (%"
+	       PRIu64 " bytes checked), GET_INFO %" PRIu64 "\n", seed, r.origin,
+	       guac_now() - start, r.preads, r.t[0].bytes, r.seeks, r.reads, r.t[1].bytes,
+	       r.infos);
+	if (!r.preads || !r.reads || !r.seeks || !r.infos)
+		vt_fail("a thread made no call of some kind: too short to prove anything");
+	return 0;
+}

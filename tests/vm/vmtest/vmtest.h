@@ -75,6 +75,8 @@ int vt_cmd_uring_order(int argc, char **argv);
 int vt_cmd_nowait(int argc, char **argv);
 int vt_cmd_edges(int argc, char **argv);
 int vt_cmd_sysfuzz(int argc, char **argv);
+int vt_cmd_sysfuzz_shared(int argc, char **argv);
+int vt_cmd_hwrng_fuzz(int argc, char **argv);
 /* Debug kernel only (scripts/kernel/run-debug.sh). */
 int vt_cmd_usercopy_fault(int argc, char **argv);
 int vt_cmd_stress(int argc, char **argv);

@@ -8,12 +8,15 @@
 #
 #   sb_notenrolled  Secure Boot on, DKMS's key not enrolled: install the
 #                   .debs (DKMS makes its key, builds and signs), the package
-#                   says what to do, modprobe is refused, guac doctor names
-#                   the cause and the fix; the certificate goes to the host
+#                   says what to do (and its check says it again), modprobe is
+#                   refused, guac doctor's verdict names the cause and the
+#                   fix; the certificate goes to the host
 #   sb_enrolled     the next boot, the certificate in MokList (as MokManager
-#                   would have put it): guacrng loaded at boot, signer, bytes,
-#                   hwrng, guac doctor OK; a copy without its signature and one
-#                   signed with another key refused, the original accepted
+#                   would have put it): guacrng loaded at boot, signer, guac
+#                   doctor OK (the key in /proc/keys), dpkg-reconfigure without
+#                   the note, bytes, hwrng; unloaded, guac doctor's verdict on
+#                   the file; a copy without its signature and one signed with
+#                   another key refused, the original accepted; modprobe
 
 . "$GUAC_PAYLOAD/guest-stages.sh"
 

@@ -13,7 +13,9 @@
 # (as for the 6.1 guest). In the guest: Secure Boot and lockdown seen, the MOK
 # in the kernel's keys, the module without a signature and one signed by a
 # key nobody enrolled refused ("Key was rejected by service"), the one signed
-# with the MOK loaded, /dev/guac equal to guac gen, the hwrng. Prints one
+# with the MOK loaded, /dev/guac equal to guac gen, the hwrng; guac doctor
+# (the MOK's certificate at DKMS's path) finds the key id in 6.12's
+# /proc/keys and tells the MOK-signed module from the other. Prints one
 # result line (scripts/guest/run-guest.sh judges the TAP).
 set -eu
 . "$(dirname "$0")/../../scripts/vm/lib.sh"
@@ -55,6 +57,10 @@ cp "$ko" "$work/root/m/unsigned.ko"
 "$signfile" sha256 "$work/other.key" "$work/other.der" "$ko" "$work/root/m/other.ko"
 [ "$(modinfo -F signer "$work/root/m/signed.ko")" = "$mok_cn" ] || guac_die "sign-file did not sign"
 echo "$mok_cn" >"$work/root/m/mok_cn"
+# The MOK's certificate where DKMS keeps its own: guac doctor in the guest
+# takes it for the DKMS key and looks for its key id in 6.12's /proc/keys.
+mkdir -p "$work/root/var/lib/dkms"
+cp "$work/mok.der" "$work/root/var/lib/dkms/mok.pub"
 
 cp /bin/busybox "$work/root/bin/busybox"
 ln -s busybox "$work/root/bin/sh"

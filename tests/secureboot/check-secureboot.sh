@@ -18,9 +18,10 @@
 #                  varstore's MokList (virt-fw-vars --add-mok), as MokManager
 #                  would have written it after `mokutil --import` and a reboot
 #   2-enrolled     the same disk and varstore: guacrng loaded at boot, signed
-#                  by the DKMS key, bytes equal to guac gen, the hwrng, guac
-#                  doctor OK; copies without a signature or signed with
-#                  another key refused
+#                  by the DKMS key, guac doctor OK (loaded, then unloaded: the
+#                  key in /proc/keys), dpkg-reconfigure without the note, bytes
+#                  equal to guac gen, the hwrng; copies without a signature or
+#                  signed with another key refused; modprobe
 #
 # The stages are tests/secureboot/stages.sh, run by tests/guest/guest-run.sh
 # (scripts/guest/run-guest.sh judges the TAP). Before them, the package's
@@ -28,8 +29,8 @@
 # speaks and when not), and Debian's 6.12
 # (SB_KERNELS, default 6.12) in one short boot through the same chain
 # (tests/secureboot/check-kernel.sh): the module built on the host and signed
-# with a MOK in MokList, unsigned and other-key copies refused. Ends with one
-# result line.
+# with a MOK in MokList, unsigned and other-key copies refused, guac doctor
+# against 6.12's /proc/keys. Ends with one result line.
 set -eu
 . "$(dirname "$0")/../../scripts/vm/lib.sh"
 . "$GUAC_TOP/scripts/secureboot/lib.sh"

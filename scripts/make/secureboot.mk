@@ -19,11 +19,9 @@ secureboot-disk: deps
 check-secureboot: deb vm-guac
 	tests/secureboot/check-secureboot.sh
 
-# In make check. Warm on 2 vCPUs (Intel Xeon, family 6 model 167): 176 s
-# nearly idle (2026-11-27, before the checks of h-secboot), 346 s at a load
-# average of 5, 683 s at 9. With the checks added then (61 points), 280 s at
-# a load average of 1 to 2 (dpkg-reconfigure's DKMS rebuild 92 s of it), 476 s
-# at 3.5 to 6 (docs/testing.md, "Secure Boot").
+# In make check. Warm on 2 vCPUs (Intel Xeon, family 6 model 167), 61 test
+# points: 204 s at a load average of 1.5 (2026-11-27); 346 s at 5 and 683 s
+# at 9 before (docs/testing.md, "Secure Boot").
 check-suites: check-secureboot
 
 .PHONY: secureboot-disk check-secureboot

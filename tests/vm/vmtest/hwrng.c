@@ -94,10 +94,7 @@ static atomic_uint_fast64_t hf_signals;
 
 static uint64_t hf_rand(struct hf_thread *t)
 {
-	t->rnd ^= t->rnd >> 12;
-	t->rnd ^= t->rnd << 25;
-	t->rnd ^= t->rnd >> 27;
-	return t->rnd * 0x2545f4914f6cdd1dULL;
+	return vt_rand(&t->rnd);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -211,6 +208,26 @@ static void hf_check_untouched(struct hf_thread *t, const char *what, const uint
 		}
 }
 
+/*
+ * The answers of pread and preadv that the offset decides: EINVAL for a
+ * negative one (the VFS, before the driver), ESPIPE where the file has no
+ * positions. True if @err was one of them (counted and judged here).
+ */
+static bool hf_positioned_err(struct hf_thread *t, const char *what, off_t off, int err)
+{
+	if (off < 0) {
+		hf_count_errno(t, err);
+		if (err != EINVAL)
+			hf_fail(t, "%s failed with %s, expected EINVAL", what, hf_errname(err));
+		return true;
+	}
+	if (err == ESPIPE) {
+		hf_count_errno(t, err);
+		return true;
+	}
+	return false;
+}
+
 /* An error from a read of @f: allowed by rng_dev_read()? */
 static void hf_check_err(struct hf_thread *t, const struct hf_file *f, const char *what,
 			 int err, bool efault_ok)
@@ -300,17 +317,8 @@ static void hf_read(struct hf_thread *t, struct hf_file *f, bool positioned)
 	if (ret < 0) {
 		int err = errno;
 
-		if (positioned && off < 0) {
-			hf_count_errno(t, err);
-			if (err != EINVAL)
-				hf_fail(t, "%s failed with %s, expected EINVAL", what,
-					hf_errname(err));
+		if (positioned && hf_positioned_err(t, what, off, err))
 			return;
-		}
-		if (positioned && err == ESPIPE) {
-			hf_count_errno(t, err);
-			return;
-		}
 		hf_check_err(t, f, what, err, room < len && room < HF_CHUNK_MAX);
 		return;
 	}
@@ -384,17 +392,8 @@ static void hf_readv(struct hf_thread *t, struct hf_file *f, bool positioned)
 	if (ret < 0) {
 		int err = errno;
 
-		if (positioned && off < 0) {
-			hf_count_errno(t, err);
-			if (err != EINVAL)
-				hf_fail(t, "%s failed with %s, expected EINVAL", what,
-					hf_errname(err));
+		if (positioned && hf_positioned_err(t, what, off, err))
 			return;
-		}
-		if (positioned && err == ESPIPE) {
-			hf_count_errno(t, err);
-			return;
-		}
 		hf_check_err(t, f, what, err, efault_ok);
 		return;
 	}
@@ -559,9 +558,7 @@ int vt_cmd_hwrng_fuzz(int argc, char **argv)
 		}
 		for (j = 0; j < HF_FDS; j++)
 			t->files[j].fd = -1;
-		t->rnd = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (i + 1);
-		if (!t->rnd)
-			t->rnd = 1;
+		t->rnd = vt_rand_seed(seed, i);
 		if (pthread_create(&t->thread, NULL, hf_run, t)) {
 			guac_err("cannot start thread %u", i);
 			return GUAC_EXIT_ERROR;

@@ -29,37 +29,28 @@ struct vt_stresser {
 	uint64_t ops, bytes;
 };
 
-static uint64_t vt_rand(struct vt_stresser *s)
-{
-	/* xorshift64*: per thread, seeded by index, so a failure reproduces. */
-	s->rnd ^= s->rnd >> 12;
-	s->rnd ^= s->rnd << 25;
-	s->rnd ^= s->rnd >> 27;
-	return s->rnd * 0x2545f4914f6cdd1dULL;
-}
-
 /* Small, anywhere, or within a MiB of the end of file. */
 static int64_t vt_rand_pos(struct vt_stresser *s)
 {
-	switch (vt_rand(s) % 3) {
+	switch (vt_rand(&s->rnd) % 3) {
 	case 0:
-		return (int64_t)(vt_rand(s) % (1u << 20));
+		return (int64_t)(vt_rand(&s->rnd) % (1u << 20));
 	case 1:
-		return (int64_t)(vt_rand(s) >> 1);
+		return (int64_t)(vt_rand(&s->rnd) >> 1);
 	default:
-		return GUAC_POS_MAX - (int64_t)(vt_rand(s) % (1u << 20));
+		return GUAC_POS_MAX - (int64_t)(vt_rand(&s->rnd) % (1u << 20));
 	}
 }
 
 static size_t vt_rand_size(struct vt_stresser *s)
 {
-	switch (vt_rand(s) % 3) {
+	switch (vt_rand(&s->rnd) % 3) {
 	case 0:
-		return 1 + vt_rand(s) % 300;
+		return 1 + vt_rand(&s->rnd) % 300;
 	case 1:
-		return 1 + vt_rand(s) % (64u << 10);
+		return 1 + vt_rand(&s->rnd) % (64u << 10);
 	default:
-		return 1 + vt_rand(s) % VT_STRESS_MAX_READ;
+		return 1 + vt_rand(&s->rnd) % VT_STRESS_MAX_READ;
 	}
 }
 
@@ -102,9 +93,9 @@ static void *vt_stress_run(void *arg)
 
 	while (ok && guac_now() < s->deadline) {
 		s->ops++;
-		switch (vt_rand(s) % 8) {
+		switch (vt_rand(&s->rnd) % 8) {
 		case 0:
-			origin = vt_rand(s);
+			origin = vt_rand(&s->rnd);
 			if (ioctl(fd, GUAC_IOC_SET_ORIGIN, &origin)) {
 				vt_fail("reader %u: SET_ORIGIN: %s", s->index, strerror(errno));
 				ok = false;
@@ -119,7 +110,7 @@ static void *vt_stress_run(void *arg)
 			pos = to;
 			break;
 		case 2:
-			delta = (int64_t)(vt_rand(s) % (2u << 20)) - (1 << 20);
+			delta = (int64_t)(vt_rand(&s->rnd) % (2u << 20)) - (1 << 20);
 			/* Out of [0, GUAC_DEV_END]: EINVAL, position kept. */
 			if ((delta < 0 && pos + delta < 0) ||
 			    (delta > 0 && pos > GUAC_POS_MAX - delta)) {

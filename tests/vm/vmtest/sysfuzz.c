@@ -97,10 +97,7 @@ struct sf_thread {
 
 static uint64_t sf_rand(struct sf_thread *t)
 {
-	t->rnd ^= t->rnd >> 12;
-	t->rnd ^= t->rnd << 25;
-	t->rnd ^= t->rnd >> 27;
-	return t->rnd * 0x2545f4914f6cdd1dULL;
+	return vt_rand(&t->rnd);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -684,9 +681,7 @@ static void sf_thread_setup(struct sf_thread *t)
 	close(memfd);
 	for (i = 0; i < SF_FDS; i++)
 		t->files[i].fd = -1;
-	t->rnd = t->seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (t->index + 1);
-	if (!t->rnd)
-		t->rnd = 1;
+	t->rnd = vt_rand_seed(t->seed, t->index);
 }
 
 static void *sf_run(void *arg)
@@ -951,9 +946,7 @@ int vt_cmd_sysfuzz_shared(int argc, char **argv)
 		t->deadline = start + (double)seconds;
 		t->heap = guac_alloc(SF_ARENA_PAGES * SF_PAGE);
 		t->want = guac_alloc(SF_ARENA_PAGES * SF_PAGE);
-		t->rnd = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (i + 1);
-		if (!t->rnd)
-			t->rnd = 1;
+		t->rnd = vt_rand_seed(seed, i);
 		if (pthread_create(&t->thread, NULL, i ? sfs_mover : sfs_preader, &r)) {
 			guac_err("cannot start thread %u", i);
 			return GUAC_EXIT_ERROR;

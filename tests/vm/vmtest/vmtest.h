@@ -18,6 +18,25 @@
 /* The largest position lseek() takes: the device's end of file, 2^63-64. */
 #define GUAC_POS_MAX ((int64_t)GUAC_DEV_END)
 
+/*
+ * The fuzzers' reproducible generator (xorshift64*): thread @index of a run
+ * seeded with @seed starts from vt_rand_seed(); never zero.
+ */
+static inline uint64_t vt_rand_seed(uint64_t seed, unsigned int index)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL * (index + 1);
+
+	return x ? x : 1;
+}
+
+static inline uint64_t vt_rand(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
 /* Report a failed expectation (counted; the subcommand then fails). */
 void vt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Failures reported so far (by any thread). */

@@ -74,6 +74,17 @@ wait_written() {
 	wait_io wchar "$1" "$2"
 }
 
+# reseal FILE: recompute a manifest's checksum after an edit (docs/manifest.md).
+reseal() {
+	python3 - "$1" <<'PY'
+import hashlib, sys
+text = open(sys.argv[1]).read()
+fields = text[:text.index(',\n  "checksum"')]
+sha = "sha256:" + hashlib.sha256(fields.encode()).hexdigest()
+open(sys.argv[1], "w").write(fields + ',\n  "checksum": "%s"\n}\n' % sha)
+PY
+}
+
 tap_end() {
 	echo "1..$tap_n"
 	[ "$tap_fails" -eq 0 ]

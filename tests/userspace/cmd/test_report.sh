@@ -153,16 +153,6 @@ mkdir "$tmp/empty"
 "$GUAC" report "$tmp/empty" >"$tmp/out" 2>&1
 check "an empty directory: no disk is not a fleet that is OK (exit 1)" "[ \$? -eq 1 ]"
 
-# reseal FILE: recompute a manifest's checksum after an edit (docs/manifest.md).
-reseal() {
-	python3 - "$1" <<'PY'
-import hashlib, sys
-text = open(sys.argv[1]).read()
-fields = text[:text.index(',\n  "checksum"')]
-sha = "sha256:" + hashlib.sha256(fields.encode()).hexdigest()
-open(sys.argv[1], "w").write(fields + ',\n  "checksum": "%s"\n}\n' % sha)
-PY
-}
 # ids FILE SERIAL WWID: give a manifest's target that serial and WWID (null: none).
 ids() {
 	sed -i "s/\"serial\": [^,]*, \"wwid\": [^}]*}/\"serial\": $2, \"wwid\": $3}/" "$1"

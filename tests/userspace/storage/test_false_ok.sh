@@ -179,16 +179,6 @@ check "R6: --resume of a complete check of a target changed since is not OK (exi
 
 # A version 2 manifest (as the guac with these defects wrote it) still loads,
 # but its verify record is not trusted: --resume starts from the beginning.
-# reseal FILE: recompute a manifest's checksum after an edit (docs/manifest.md).
-reseal() {
-	python3 - "$1" <<'EOF'
-import hashlib, sys
-text = open(sys.argv[1]).read()
-fields = text[:text.index(',\n  "checksum"')]
-sha = "sha256:" + hashlib.sha256(fields.encode()).hexdigest()
-open(sys.argv[1], "w").write(fields + ',\n  "checksum": "%s"\n}\n' % sha)
-EOF
-}
 # to_v2 FILE: rewrite a manifest as version 2.
 to_v2() {
 	sed -i 's/"version": 5/"version": 2/; /^  "host": /d; s/, "target_stamp": \("[^"]*"\|null\)//

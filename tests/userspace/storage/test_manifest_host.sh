@@ -9,16 +9,6 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
 
-# reseal FILE: recompute a manifest's checksum after an edit (docs/manifest.md).
-reseal() {
-	python3 - "$1" <<'PY'
-import hashlib, sys
-text = open(sys.argv[1]).read()
-fields = text[:text.index(',\n  "checksum"')]
-sha = "sha256:" + hashlib.sha256(fields.encode()).hexdigest()
-open(sys.argv[1], "w").write(fields + ',\n  "checksum": "%s"\n}\n' % sha)
-PY
-}
 
 tap_begin
 f=$tmp/f m=$tmp/m.json

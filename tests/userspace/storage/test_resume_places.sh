@@ -13,16 +13,6 @@ set -u
 tap_tmpdir
 cd "$tmp" || exit 2
 
-# reseal FILE: recompute the checksum after an edit (docs/manifest.md).
-reseal() {
-	python3 - "$1" <<'EOF'
-import hashlib, sys
-text = open(sys.argv[1]).read()
-fields = text[:text.index(',\n  "checksum"')]
-sha = "sha256:" + hashlib.sha256(fields.encode()).hexdigest()
-open(sys.argv[1], "w").write(fields + ',\n  "checksum": "%s"\n}\n' % sha)
-EOF
-}
 # rec FILE: the manifest's verify record as one Python dict literal.
 rec() {
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verify"])' "$1"

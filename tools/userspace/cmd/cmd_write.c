@@ -603,13 +603,13 @@ static void write_ranges(struct guac_manifest *m, const struct guac_io *io, uint
 }
 
 /* What write_checkpoint needs besides the engine: the manifest being filled in. */
-static struct write_ckpt {
+struct write_ckpt {
 	struct guac_manifest *m;
 	const char *path;
 	uint64_t shard_start;
 	bool sync;
 	bool warned;
-} write_ckpt;
+};
 
 /*
  * While the jobs write: the bytes done so far, fsynced (with --sync each was
@@ -619,23 +619,25 @@ static struct write_ckpt {
  * from, not a fill to begin again. The count is taken before the fsync, so
  * every byte it says is durable is.
  */
-static void write_checkpoint(struct guac_io *io)
+static void write_checkpoint(struct guac_io *io, void *arg)
 {
+	struct write_ckpt *ck = arg;
+
 	if (io->sync_error)
 		return;
-	write_ranges(write_ckpt.m, io, write_ckpt.shard_start, true);
+	write_ranges(ck->m, io, ck->shard_start, true);
 	/*
 	 * A failed fsync is reported once per open file: the one at the end
 	 * could then succeed over lost data. So the first failure is the
 	 * run's, and nothing more is recorded as durable.
 	 */
-	if (!write_ckpt.sync && fsync(io->target->fd)) {
+	if (!ck->sync && fsync(io->target->fd)) {
 		io->sync_error = errno;
 		return;
 	}
-	if (!guac_manifest_save(write_ckpt.path, write_ckpt.m) && !write_ckpt.warned) {
-		guac_err("note: cannot record the progress in '%s' meanwhile", write_ckpt.path);
-		write_ckpt.warned = true;
+	if (!guac_manifest_save(ck->path, ck->m) && !ck->warned) {
+		guac_err("note: cannot record the progress in '%s' meanwhile", ck->path);
+		ck->warned = true;
 	}
 }
 
@@ -666,6 +668,7 @@ int guac_cmd_write(int argc, char **argv)
 	static struct guac_io io;
 	static atomic_bool stop;
 	struct write_stream stream;
+	struct write_ckpt ckpt;
 	struct guac_shard shard;
 	uint64_t shard_start, shard_end, durable, done, total;
 	bool have_old = false, durable_ok;
@@ -876,8 +879,9 @@ int guac_cmd_write(int argc, char **argv)
 		       a.manifest, old.status, io.progress_before, io.length);
 
 	if (a.manifest) {
-		write_ckpt = (struct write_ckpt){ &m, a.manifest, shard_start, a.sync, false };
+		ckpt = (struct write_ckpt){ &m, a.manifest, shard_start, a.sync, false };
 		io.checkpoint = write_checkpoint;
+		io.checkpoint_arg = &ckpt;
 	}
 	/* A file size limit must end in EFBIG, reported like ENOSPC, not in a kill. */
 	signal(SIGXFSZ, SIG_IGN);

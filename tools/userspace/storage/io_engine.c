@@ -805,7 +805,7 @@ int guac_io_run(struct guac_io *io)
 		guac_io_sleep(ns);
 		if (io->checkpoint && io->checkpoint_seconds > 0 && guac_now() >= next_checkpoint &&
 		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
-			io->checkpoint(io);
+			io->checkpoint(io, io->checkpoint_arg);
 			next_checkpoint = guac_now() + io->checkpoint_seconds;
 		}
 		if (guac_now() >= next_progress) {

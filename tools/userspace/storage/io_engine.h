@@ -109,7 +109,8 @@ struct guac_io {
 	 * bytes, so that a writer killed without a word, SIGKILL or a node lost,
 	 * leaves a manifest --resume continues from). Not after a stop.
 	 */
-	void (*checkpoint)(struct guac_io *io);
+	void (*checkpoint)(struct guac_io *io, void *arg);
+	void *checkpoint_arg;
 	double checkpoint_seconds;
 
 	/* Filled by the engine. */

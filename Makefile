@@ -45,31 +45,46 @@ check-user: tools
 checkpatch: deps
 	scripts/checkpatch.sh
 
-# `make check` runs every suite (check-suites, which the fragments extend)
-# between a record and a verify of the host's kernels and /boot: testing
-# must not change what this machine boots. Meanwhile scripts/prefetch.sh
-# fills the cache (downloads, chroots, the guest image) in the background
-# while the suites compile; it never outlives make check.
+# `make check` runs every suite of CHECK_SUITES (each fragment adds its own,
+# in include order; the Makefile's three come last) through
+# scripts/check-suites.sh: all of them even when one fails, then one summary
+# of each suite's result, time and retried boots. They run between a record
+# and a verify of the host's kernels and /boot: testing must not change what
+# this machine boots. Meanwhile scripts/prefetch.sh fills the cache
+# (downloads, chroots, the guest image) in the background while the suites
+# compile; it never outlives make check.
 HOST_STATE := $(BUILD)/host-state
 PREFETCH   := $(BUILD)/prefetch.log
+CHECK_SUITES :=
+# make check-all adds these (the fragments fill it) after make check's own.
+CHECK_ALL_SUITES :=
+CHECK_EXTRA ?=
 
 check:
 	tests/host/host-guard.sh record $(HOST_STATE)
 	$(MAKE) --no-print-directory deps
 	scripts/prefetch.sh start $(PREFETCH)
-	status=0; $(MAKE) --no-print-directory check-suites || status=$$?; \
-		scripts/prefetch.sh wait $(PREFETCH); exit $$status
+	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_EXTRA) host-unchanged
+
+# make check's last suite: the prefetch is done, and the host's kernels and
+# /boot are as they were before make check.
+host-unchanged:
+	scripts/prefetch.sh wait $(PREFETCH)
 	tests/host/host-guard.sh verify $(HOST_STATE)
 
+# The suites alone, without the host guard and the prefetch.
 check-suites: deps
-	$(MAKE) check-user checkpatch check-host
+	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_EXTRA)
 
 # Host-side tests of the harness itself: the host guard, the triage of the
-# KCSAN run's reports, and docs/device.md's edges table against the VM
-# suite's expectations (guac-vmtest, built by vm.mk, prints them).
+# KCSAN run's reports, docs/device.md's edges table against the VM suite's
+# expectations (guac-vmtest, built by vm.mk, prints them), and the VM
+# harness's retry of a boot that died before guacrng loaded.
 check-host:
 	TESTS="$(TOP)/tests/host/test_host_guard.sh $(TOP)/tests/debug/test_kcsan_triage.sh \
-		$(TOP)/tests/host/test_device_doc.sh" scripts/run-suites.sh host
+		$(TOP)/tests/host/test_device_doc.sh $(TOP)/tests/host/test_boot_fault.sh \
+		$(TOP)/tests/host/test_check_suites.sh" \
+		scripts/run-suites.sh host
 
 clean:
 	rm -rf $(BUILD)
@@ -77,6 +92,7 @@ clean:
 
 # Each suite's targets live in its own fragment.
 include $(sort $(wildcard scripts/make/*.mk))
+CHECK_SUITES += check-user checkpatch check-host
 
-.PHONY: all module module-clean install tools deps check-user checkpatch check check-suites check-host clean \
+.PHONY: all module module-clean install tools deps check-user checkpatch check check-suites check-host host-unchanged clean \
 	guac-arm64 check-user-arm64

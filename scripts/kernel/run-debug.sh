@@ -141,23 +141,11 @@ if [ -n "${VM_CPU:-}" ]; then
 	export GUAC_VM_LOGDIR=$out
 fi
 console=$out/console.log
+# run-kernel.sh boots once more, and says so, when the kernel died before
+# guacrng was loaded (scripts/vm/boot-fault.sh); the checkers below read the
+# console of the boot that counted.
 status=0
-if ! "$vm/run-kernel.sh" "$label"; then
-	status=1
-	# A kernel that dies while booting, before /init ran a single test and
-	# before guacrng was ever loaded, has told us nothing about guacrng
-	# (seen once here: a KASAN report in the early-boot interrupt path of
-	# the 6.12 debug kernel under a loaded TCG host). Boot once more, and
-	# say so; any failure after the suite began is never retried.
-	if ! grep -q '^\(not \)\?ok ' "$out/tap.txt" 2>/dev/null &&
-		! tr -d '\r' <"$console" | grep -q 'guacrng' &&
-		tr -d '\r' <"$console" | grep -q 'Kernel panic'; then
-		mv "$console" "$out/console-failed-boot.log"
-		log "the kernel died while booting, before the suite started ($(tr -d '\r' <"$out/console-failed-boot.log" | grep -m 1 -E 'BUG:|Kernel panic')); booting once more (first console: $out/console-failed-boot.log)"
-		status=0
-		"$vm/run-kernel.sh" "$label" || status=1
-	fi
-fi
+"$vm/run-kernel.sh" "$label" || status=1
 
 # The checkers' reports, wherever in the run they happened: kernel lines,
 # found by their printk timestamp (the guest's own output, test names

@@ -15,6 +15,6 @@ BOCHS_PARTS ?=
 check-avx512: deps vm-tools
 	scripts/bochs/check.sh $(BOCHS_PARTS)
 
-check-suites: check-avx512
+CHECK_SUITES += check-avx512
 
 .PHONY: check-avx512

@@ -12,6 +12,6 @@ check-clang: deps
 	$(MAKE) -C tests/userspace O=$(CLANG_BUILD) CC=clang $(CLANG_BUILD)/tests/test_core
 	TESTS=$(CLANG_BUILD)/tests/test_core scripts/run-suites.sh clang
 
-check-suites: check-clang
+CHECK_SUITES += check-clang
 
 .PHONY: check-clang

@@ -50,7 +50,7 @@ fuzz-coverage: deps
 	COV_OUT=$(FUZZ_COV_OUT) FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/coverage.sh \
 		$(if $(FUZZ_COV_GENERATED),--generated) $(FUZZ_TARGETS)
 
-check-suites: fuzz-short
-check-all: fuzz-long
+CHECK_SUITES += fuzz-short
+CHECK_ALL_SUITES += fuzz-long
 
 .PHONY: fuzz fuzz-build fuzz-replay fuzz-short fuzz-long fuzz-coverage

@@ -42,6 +42,6 @@ check-install: deps
 	TESTS="$(TOP)/tests/install/test_install.sh $(TOP)/tests/install/test_build_guards.sh" \
 		scripts/run-suites.sh install
 
-check-suites: check-install
+CHECK_SUITES += check-install
 
 .PHONY: dkms-install dkms-uninstall tools-install check-install

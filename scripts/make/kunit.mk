@@ -43,6 +43,6 @@ check-kunit-arm64: deps guac-arm64
 	VM_CPU= scripts/kernel/run-debug.sh --variant arm64 kunit
 	VM_CPU=cortex-a57 scripts/kernel/run-debug.sh --variant arm64 kunit
 
-check-suites: kunit check-debug check-kcsan check-kunit-arm64
+CHECK_SUITES += kunit check-debug check-kcsan check-kunit-arm64
 
 .PHONY: debug-kernel kcsan-kernel arm64-kernel kunit check-debug check-kcsan check-kunit-arm64

@@ -13,6 +13,6 @@ check-slurm: deps tools
 	TESTS="$(TOP)/tests/slurm/test_k8s_yaml.sh $(TOP)/tests/slurm/test_slurm.sh" \
 		GUAC=$(BUILD)/userspace/guac scripts/run-suites.sh slurm
 
-check-suites: check-slurm
+CHECK_SUITES += check-slurm
 
 .PHONY: check-slurm

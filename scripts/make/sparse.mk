@@ -7,6 +7,6 @@
 sparse: deps
 	scripts/sparse.sh
 
-check-suites: sparse
+CHECK_SUITES += sparse
 
 .PHONY: sparse

@@ -7,22 +7,19 @@
  * RNDR), and fed by the seed one (RDSEED; RNDRRS) when it has that too: RDSEED
  * hands out the conditioned output of the CPU's entropy source, RNDRRS that
  * of a DRBG reseeded from it for every read, RDRAND and RNDR that of a DRBG
- * seeded from it. The hwrng's name says which (hwrng_insn.h). Every
- * word passes the health tests before any of it is delivered; a failure
- * stops delivery (-EIO) until the source passes again.
+ * seeded from it. The hwrng's name says which (hwrng_insn.h). A word is
+ * delivered only after the whole window it belongs to has passed the health
+ * tests (hwrng_read.c); a failure stops delivery (-EIO) until the source
+ * passes again.
  *
  * The hwrng core serialises calls of the read op (its reading_mutex), so the
  * source needs no lock of its own; the counters are atomic for sysfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/hw_random.h>
-#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/sched.h>
-#include <linux/string.h>
 #include <linux/sysfs.h>
 #include <uapi/linux/guacrng.h>
 #include "compat.h"
@@ -57,140 +54,6 @@ static const struct kernel_param_ops guac_quality_ops = {
 };
 module_param_cb(quality, &guac_quality_ops, &hwrng_quality, 0444);
 MODULE_PARM_DESC(quality, "Entropy credited per 1024 bits read, 1..1024; 0 (default): the least the kernel's hw_random core allows (see docs/hwrng.md)");
-
-/* ============================== the data path ============================== */
-
-void guac_hwrng_src_init(struct guac_hwrng_src *src,
-			 const struct guac_insn_ops *ops, bool rdseed,
-			 bool report)
-{
-	*src = (struct guac_hwrng_src){ .rdseed = rdseed, .report = report };
-	guac_insn_init(&src->insn, ops);
-	guac_health_init(&src->health);
-}
-
-static const char *guac_hwrng_insn_name(const struct guac_hwrng_src *src)
-{
-	return guac_insn_names[src->rdseed].insn;
-}
-
-static bool guac_hwrng_try(struct guac_hwrng_src *src, u64 *word)
-{
-	if (src->rdseed)
-		return guac_insn_rdseed64(&src->insn, word);
-	return guac_insn_rdrand64(&src->insn, word);
-}
-
-/*
- * One word within its tries: 0, -EAGAIN when RDSEED stayed dry (the normal
- * state of a busy RDSEED, shared by every core and guest, not a failure: the
- * hw_random core calls again), or -EIO when RDRAND failed every try, which
- * only a broken RDRAND does.
- */
-static int guac_hwrng_word(struct guac_hwrng_src *src, u64 *word, bool wait)
-{
-	bool pause = src->rdseed && wait;
-	unsigned int tries, budget;
-
-	if (!src->rdseed)
-		budget = GUAC_RDRAND_TRIES;
-	else
-		budget = wait ? GUAC_RDSEED_TRIES_WAIT : GUAC_RDSEED_TRIES_NOWAIT;
-
-	for (tries = 0; tries < budget; tries++) {
-		if (tries && pause) {
-			/* Give the entropy source time to refill. */
-			udelay(1);
-			cond_resched();
-		}
-		if (guac_hwrng_try(src, word))
-			break;
-	}
-	if (tries)
-		atomic64_add(tries, &src->stats.retries);
-	if (tries < budget) {
-		if (src->insn_failing && src->report)
-			pr_info_ratelimited("hwrng: %s works again\n",
-					    guac_hwrng_insn_name(src));
-		src->insn_failing = false;
-		return 0;
-	}
-	if (src->rdseed)
-		return -EAGAIN;
-
-	atomic64_inc(&src->stats.failures);
-	if (!src->insn_failing && src->report)
-		pr_warn_ratelimited("hwrng: %s failed %u tries in a row\n",
-				    guac_hwrng_insn_name(src), budget);
-	src->insn_failing = true;
-	return -EIO;
-}
-
-/*
- * Health-test @word: 0 to deliver it, -EAGAIN to drop it (start-up or
- * recovery still under way), -EIO when it fails a test.
- */
-static int guac_hwrng_health(struct guac_hwrng_src *src, u64 word)
-{
-	enum guac_health_state before = src->health.state;
-	enum guac_health_state fault = guac_health_test(&src->health, word);
-	bool was_failing = before != GUAC_HEALTH_OK &&
-			   before != GUAC_HEALTH_STARTUP;
-
-	if (fault != GUAC_HEALTH_OK) {
-		atomic64_inc(&src->stats.health_failures);
-		if (!was_failing && src->report)
-			pr_warn_ratelimited("hwrng: health test failed (%s), output stopped until %u words in a row pass\n",
-					    guac_health_state_name(fault),
-					    GUAC_HEALTH_WINDOW);
-		return -EIO;
-	}
-	if (before == GUAC_HEALTH_OK)
-		return 0;
-	/* The words of a start-up or recovery window are only tested. */
-	if (was_failing && guac_health_ok(&src->health) && src->report)
-		pr_info_ratelimited("hwrng: health tests pass again, output resumed\n");
-	return -EAGAIN;
-}
-
-int guac_hwrng_fill(struct guac_hwrng_src *src, void *buf, size_t max,
-		    bool wait)
-{
-	u8 *out = buf;
-	size_t done = 0;
-	u64 word = 0;
-	int ret = 0;
-
-	while (done < max) {
-		size_t len;
-
-		ret = guac_hwrng_word(src, &word, wait);
-		if (ret)
-			break;
-		ret = guac_hwrng_health(src, word);
-		if (ret == -EIO) {
-			memset(buf, 0, done);
-			done = 0;
-			break;
-		}
-		if (ret == -EAGAIN) {
-			/* At most a window of words, tested and dropped. */
-			if (wait)
-				cond_resched();
-			continue;
-		}
-		len = min(max - done, sizeof(word));
-		memcpy(out + done, &word, len);
-		done += len;
-	}
-	memzero_explicit(&word, sizeof(word));
-
-	if (done) {
-		atomic64_add(done, &src->stats.bytes);
-		return done;
-	}
-	return ret == -EAGAIN ? 0 : ret;
-}
 
 /* ============================ the hwrng itself ============================ */
 
@@ -311,7 +174,9 @@ int guac_hwrng_init(void)
 	}
 
 	rdseed = features & guac_insn_names[true].feature;
-	guac_hwrng_src_init(&guac_hwrng.src, ops, rdseed, true);
+	ret = guac_hwrng_src_init(&guac_hwrng.src, ops, rdseed, true);
+	if (ret)
+		return ret;
 	guac_hwrng.rng.name = guac_insn_names[rdseed].hwrng;
 	guac_hwrng.rng.read = guac_hwrng_read;
 	/* A test double's output is public: it never earns credit. */
@@ -320,11 +185,11 @@ int guac_hwrng_init(void)
 
 	ret = sysfs_create_group(&THIS_MODULE->mkobj.kobj, &guac_hwrng_group);
 	if (ret)
-		return ret;
+		goto free;
 	ret = hwrng_register(&guac_hwrng.rng);
 	if (ret) {
 		sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &guac_hwrng_group);
-		return ret;
+		goto free;
 	}
 	guac_hwrng_registered = true;
 
@@ -335,18 +200,24 @@ int guac_hwrng_init(void)
 	}
 	if (ops != &guac_insn_cpu)
 		pr_warn("hwrng: TEST ONLY: %s replaced by the '%s' double\n",
-			guac_hwrng_insn_name(&guac_hwrng.src), ops->name);
+			guac_insn_names[rdseed].insn, ops->name);
 	pr_info("hwrng %s registered, entropy credit %u per 1024 bits%s\n",
 		guac_hwrng.rng.name, guac_hwrng.rng.quality,
 		opted_in ? " (quality=)" : ", the least the hw_random core allows");
 	return 0;
+
+free:
+	guac_hwrng_src_free(&guac_hwrng.src);
+	return ret;
 }
 
 void guac_hwrng_uninit(void)
 {
 	if (!guac_hwrng_registered)
 		return;
+	/* Returns once no read op runs: the buffers are then ours alone. */
 	hwrng_unregister(&guac_hwrng.rng);
 	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &guac_hwrng_group);
+	guac_hwrng_src_free(&guac_hwrng.src);
 	guac_hwrng_registered = false;
 }

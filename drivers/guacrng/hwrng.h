@@ -38,19 +38,28 @@ struct guac_hwrng_src {
 	bool rdseed;		/* RDSEED or RNDRRS, else RDRAND or RNDR */
 	bool report;		/* log failures and recoveries */
 	bool insn_failing;	/* the last word was given up */
+	/*
+	 * The window under test (its first health.window_words words); once
+	 * it has passed, its last @ready words are still to be delivered.
+	 */
+	u64 *held;
+	unsigned int ready;
 };
 
-void guac_hwrng_src_init(struct guac_hwrng_src *src,
-			 const struct guac_insn_ops *ops, bool rdseed,
-			 bool report);
+/* Allocates the held window and the health tests' span: 0 or -ENOMEM. */
+int guac_hwrng_src_init(struct guac_hwrng_src *src,
+			const struct guac_insn_ops *ops, bool rdseed,
+			bool report);
+void guac_hwrng_src_free(struct guac_hwrng_src *src);
 
 /*
- * The hwrng read op on @src: up to @max bytes into @buf, each from a word
- * that passed the health tests. Returns how many, fewer when a word could not
- * be had in its tries; 0 when RDSEED stayed dry (for @wait, about a
- * millisecond); -EIO when RDRAND failed every try of the first word, or when
- * a word failed a health test (the call's other bytes are then dropped too,
- * as the failure may have begun among them).
+ * The hwrng read op on @src (hwrng_read.c): up to @max bytes into @buf, each
+ * from a word whose whole window passed the health tests. A call with no
+ * passed words left collects the next window first. Returns how many bytes,
+ * fewer when the passed window runs out; 0 when RDSEED stayed dry (for @wait,
+ * about a millisecond a word); -EIO when RDRAND failed every try of a word,
+ * or when the window failed a health test (its words are dropped, and
+ * nothing of it was delivered).
  */
 int guac_hwrng_fill(struct guac_hwrng_src *src, void *buf, size_t max,
 		    bool wait);

@@ -15,7 +15,6 @@
 #include "hwrng.h"
 
 #define GUAC_ST_BYTES 64
-#define GUAC_ST_WORDS (GUAC_ST_BYTES / sizeof(u64))
 #define GUAC_ST_WINDOW GUAC_HEALTH_WINDOW
 
 struct guac_st_expect {
@@ -34,16 +33,17 @@ struct guac_st_case {
 };
 
 static const struct guac_st_case guac_st_cases[] = {
-	/* Healthy: delivers once a start-up window has passed. */
+	/*
+	 * Healthy: the start-up window is tested and dropped, the next one
+	 * tested and held back, then delivered.
+	 */
 	{ "clean", false, true, { GUAC_ST_BYTES, GUAC_HEALTH_OK } },
 	{ "clean", true, false, { GUAC_ST_BYTES, GUAC_HEALTH_OK } },
 	/* Retries ride out intermittent failure: three before every word. */
 	{ "intermittent", false, true,
-	  { GUAC_ST_BYTES, GUAC_HEALTH_OK,
-	    3 * (GUAC_ST_WINDOW + GUAC_ST_WORDS) } },
+	  { GUAC_ST_BYTES, GUAC_HEALTH_OK, 3 * 2 * GUAC_ST_WINDOW } },
 	{ "intermittent", true, false,
-	  { GUAC_ST_BYTES, GUAC_HEALTH_OK,
-	    3 * (GUAC_ST_WINDOW + GUAC_ST_WORDS) } },
+	  { GUAC_ST_BYTES, GUAC_HEALTH_OK, 3 * 2 * GUAC_ST_WINDOW } },
 	/* Dead RDRAND: -EIO when the tries run out. A dry RDSEED says 0. */
 	{ "cf0", false, true,
 	  { -EIO, GUAC_HEALTH_STARTUP, GUAC_RDRAND_TRIES, 1 } },
@@ -120,7 +120,8 @@ static bool guac_st_table(void)
 			ok = false;
 			continue;
 		}
-		guac_hwrng_src_init(&src, ops, c->rdseed, false);
+		if (guac_hwrng_src_init(&src, ops, c->rdseed, false))
+			return false;
 		ret = guac_hwrng_fill(&src, buf, sizeof(buf), c->wait);
 		if (!guac_st_check(name, &src, ret, &c->want)) {
 			ok = false;
@@ -130,16 +131,17 @@ static bool guac_st_table(void)
 			       name);
 			ok = false;
 		}
+		guac_hwrng_src_free(&src);
 	}
 	return ok;
 }
 
-/* Clean through start-up and three words more, then CF=0 for good. */
+/* Clean through start-up and one window more, then CF=0 for good. */
 static bool guac_st_dries_up(struct guac_insn *insn, u64 *v)
 {
 	u64 try = insn->tries++;
 
-	if (try >= GUAC_ST_WINDOW + 3) {
+	if (try >= 2 * GUAC_ST_WINDOW) {
 		*v = 0;
 		return false;
 	}
@@ -163,6 +165,13 @@ static bool guac_st_unsticks(struct guac_insn *insn, u64 *v)
 	return true;
 }
 
+/* Fresh words, cycling every 256: only the duplicate test sees it. */
+static bool guac_st_long_cycle(struct guac_insn *insn, u64 *v)
+{
+	*v = guac_insn_test_word(insn->tries++ % 256);
+	return true;
+}
+
 static const struct guac_insn_ops guac_st_dries_up_ops = {
 	.name = "dries-up",
 	.rdrand64 = guac_st_dries_up,
@@ -181,23 +190,70 @@ static const struct guac_insn_ops guac_st_unsticks_ops = {
 	.rdseed64 = guac_st_unsticks,
 };
 
-/* A source that fails mid-call hands over the words it had: 3 of them. */
-static bool guac_st_partial(void)
+static const struct guac_insn_ops guac_st_long_cycle_ops = {
+	.name = "long-cycle",
+	.rdrand64 = guac_st_long_cycle,
+	.rdseed64 = guac_st_long_cycle,
+};
+
+/* A cycle the other tests admit fails its first window, at its end. */
+static bool guac_st_duplicate(void)
 {
 	static const struct guac_st_expect want = {
-		3 * sizeof(u64), GUAC_HEALTH_OK, GUAC_RDRAND_TRIES, 1
+		-EIO, GUAC_HEALTH_DUPLICATE, 0, 0, 1
 	};
 	struct guac_hwrng_src src;
 	u8 buf[GUAC_ST_BYTES];
+	bool ok;
 	int ret;
 
-	guac_hwrng_src_init(&src, &guac_st_dries_up_ops, false, false);
+	if (guac_hwrng_src_init(&src, &guac_st_long_cycle_ops, false, false))
+		return false;
 	ret = guac_hwrng_fill(&src, buf, sizeof(buf), true);
-	return guac_st_check("partial", &src, ret, &want) &&
-	       guac_st_words_from(buf, ret, GUAC_ST_WINDOW);
+	ok = guac_st_check("duplicate", &src, ret, &want) &&
+	     src.insn.tries == GUAC_ST_WINDOW;
+	guac_hwrng_src_free(&src);
+	return ok;
 }
 
-/* A health failure mid-call drops the words the call had, and says -EIO. */
+/*
+ * A call hands over what is left of the passed window, to the word: after 5
+ * and 63 * 8 words, 3. The call after it has none left, collects, and finds
+ * the source dead.
+ */
+static bool guac_st_partial(void)
+{
+	struct guac_hwrng_src src;
+	u8 buf[GUAC_ST_BYTES];
+	bool ok;
+	int i, ret;
+
+	if (guac_hwrng_src_init(&src, &guac_st_dries_up_ops, false, false))
+		return false;
+	ok = guac_hwrng_fill(&src, buf, 5 * sizeof(u64), true) == 5 * sizeof(u64);
+	for (i = 0; i < 63; i++)
+		ok &= guac_hwrng_fill(&src, buf, sizeof(buf), true) == sizeof(buf);
+	ret = guac_hwrng_fill(&src, buf, sizeof(buf), true);
+	ok &= ret == 3 * sizeof(u64) &&
+	      guac_st_words_from(buf, ret, 2 * GUAC_ST_WINDOW - 3);
+	if (!ok)
+		pr_err("hwrng self-test partial: the window's last 3 words did not come, alone\n");
+	ret = guac_hwrng_fill(&src, buf, sizeof(buf), true);
+	if (ret != -EIO || atomic64_read(&src.stats.bytes) != GUAC_ST_WINDOW * sizeof(u64) ||
+	    atomic64_read(&src.stats.failures) != 1) {
+		pr_err("hwrng self-test partial: got %d after the window, %lld bytes in all; want %d, %zu\n",
+		       ret, (long long)atomic64_read(&src.stats.bytes), -EIO,
+		       GUAC_ST_WINDOW * sizeof(u64));
+		ok = false;
+	}
+	guac_hwrng_src_free(&src);
+	return ok;
+}
+
+/*
+ * A health failure mid-window drops the window, its good first words too, and
+ * says -EIO: none of it reaches the caller's buffer.
+ */
 static bool guac_st_drop(void)
 {
 	static const struct guac_st_expect want = {
@@ -205,23 +261,25 @@ static bool guac_st_drop(void)
 	};
 	struct guac_hwrng_src src;
 	u8 buf[GUAC_ST_BYTES];
+	bool ok;
 	int ret;
 
 	memset(buf, 0xaa, sizeof(buf));
-	guac_hwrng_src_init(&src, &guac_st_sticks_ops, true, false);
+	if (guac_hwrng_src_init(&src, &guac_st_sticks_ops, true, false))
+		return false;
 	ret = guac_hwrng_fill(&src, buf, sizeof(buf), true);
-	if (!guac_st_check("drop", &src, ret, &want))
-		return false;
-	if (memchr_inv(buf, 0, 3 * sizeof(u64))) {
-		pr_err("hwrng self-test drop: the dropped words are still in the buffer\n");
-		return false;
+	ok = guac_st_check("drop", &src, ret, &want);
+	if (ok && memchr_inv(buf, 0xaa, sizeof(buf))) {
+		pr_err("hwrng self-test drop: words of the failed window reached the buffer\n");
+		ok = false;
 	}
-	return true;
+	guac_hwrng_src_free(&src);
+	return ok;
 }
 
 /*
  * After a failure nothing is delivered until a whole window passes: the
- * third call, which tests that window, is the first to deliver.
+ * third call tests that window, drops it, and delivers from the next.
  */
 static bool guac_st_recovery(void)
 {
@@ -233,17 +291,23 @@ static bool guac_st_recovery(void)
 	int ret[3];
 	size_t i;
 
-	guac_hwrng_src_init(&src, &guac_st_unsticks_ops, false, false);
+	bool ok;
+
+	if (guac_hwrng_src_init(&src, &guac_st_unsticks_ops, false, false))
+		return false;
 	for (i = 0; i < ARRAY_SIZE(ret); i++)
 		ret[i] = guac_hwrng_fill(&src, buf, sizeof(buf), true);
 	if (ret[0] != -EIO || ret[1] != -EIO) {
 		pr_err("hwrng self-test recovery: delivered %d, %d while stuck\n",
 		       ret[0], ret[1]);
-		return false;
+		ok = false;
+	} else {
+		/* Words 3 to 514 made the recovery window, 515 on were delivered. */
+		ok = guac_st_check("recovery", &src, ret[2], &want) &&
+		     guac_st_words_from(buf, ret[2], 3 + GUAC_ST_WINDOW);
 	}
-	/* Words 3 to 514 made the window, 515 on were delivered. */
-	return guac_st_check("recovery", &src, ret[2], &want) &&
-	       guac_st_words_from(buf, ret[2], 3 + GUAC_ST_WINDOW);
+	guac_hwrng_src_free(&src);
+	return ok;
 }
 
 bool guac_hwrng_selftest(void)
@@ -253,5 +317,6 @@ bool guac_hwrng_selftest(void)
 	ok &= guac_st_partial();
 	ok &= guac_st_drop();
 	ok &= guac_st_recovery();
+	ok &= guac_st_duplicate();
 	return ok;
 }

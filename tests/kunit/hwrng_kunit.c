@@ -2,9 +2,10 @@
 /*
  * KUnit: the hwrng's data path and health tests, over a
  * scripted instruction double. A script is a list of steps (so many tries
- * giving fresh words, CF=0, a stuck word, all ones or all zeros), the last
- * repeating forever; fresh words are guac_insn_test_word(try), so every byte
- * delivered can be traced to the try that produced it. These complement the
+ * giving fresh words, CF=0, a stuck word, all ones or all zeros, a stuck bit,
+ * two alternating words, a cycle, a 2-word cycle between fresh words), the
+ * last repeating forever; fresh words are guac_insn_test_word(try), so every
+ * byte delivered can be traced to the try that produced it. These complement the
  * load-time self-test (hwrng_selftest.c), which runs the named doubles; all
  * of them are the same on every architecture. The last case runs the real
  * instructions where the CPU has them: RDSEED and RDRAND on x86-64, RNDRRS
@@ -29,11 +30,16 @@ enum hw_action {
 	HW_STUCK,	/* guac_insn_test_word(0) */
 	HW_ONES,
 	HW_ZEROS,
+	HW_STUCK_BIT,	/* fresh, with bit 17 set */
+	HW_ALTERNATE,	/* two words, neither fresh, in turn */
+	HW_CYCLE,	/* guac_insn_test_word(try % period) */
+	HW_INTERLEAVE,	/* fresh words, the two HW_ALTERNATE ones between them */
 };
 
 struct hw_step {
 	enum hw_action action;
 	unsigned int tries;	/* HW_FOREVER: the rest of the run */
+	unsigned int period;	/* HW_CYCLE's */
 };
 
 struct hw_double {
@@ -56,10 +62,24 @@ static bool hw_double_try(struct guac_insn *insn, u64 *v)
 {
 	struct hw_double *d = container_of(insn, struct hw_double, src.insn);
 	u64 try = insn->tries++;
+	const struct hw_step *step = hw_step_at(d->steps, try);
 
-	switch (hw_step_at(d->steps, try)->action) {
+	switch (step->action) {
 	case HW_FRESH:
 		*v = guac_insn_test_word(try);
+		return true;
+	case HW_STUCK_BIT:
+		*v = guac_insn_test_word(try) | BIT_ULL(17);
+		return true;
+	case HW_ALTERNATE:
+		*v = ~guac_insn_test_word(try & 1);
+		return true;
+	case HW_CYCLE:
+		*v = guac_insn_test_word(try % step->period);
+		return true;
+	case HW_INTERLEAVE:
+		*v = try & 1 ? ~guac_insn_test_word((try >> 1) & 1) :
+			       guac_insn_test_word(try);
 		return true;
 	case HW_FLAKY:
 		/* Word n after try n's budget less one failures: words stay consecutive. */
@@ -90,13 +110,26 @@ static const struct guac_insn_ops hw_double_ops = {
 	.rdseed64 = hw_double_try,
 };
 
+static void hw_src_free(void *src)
+{
+	guac_hwrng_src_free(src);
+}
+
+/* @src initialised, and freed when the test ends. */
+static void hw_src_init(struct kunit *test, struct guac_hwrng_src *src,
+			const struct guac_insn_ops *ops, bool rdseed)
+{
+	KUNIT_ASSERT_EQ(test, guac_hwrng_src_init(src, ops, rdseed, false), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hw_src_free, src), 0);
+}
+
 static struct hw_double *hw_new(struct kunit *test, const struct hw_step *steps,
 				bool rdseed)
 {
 	struct hw_double *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
-	guac_hwrng_src_init(&d->src, &hw_double_ops, rdseed, false);
+	hw_src_init(test, &d->src, &hw_double_ops, rdseed);
 	d->steps = steps;
 	return d;
 }
@@ -122,7 +155,10 @@ static s64 hw_stat(atomic64_t *counter)
 
 /* ============================ the data path ============================ */
 
-/* Healthy: nothing before a whole start-up window, then exactly those words. */
+/*
+ * Healthy: the start-up window is tested and dropped, the next one tested
+ * and held back; then exactly its words, in order.
+ */
 static void hw_test_startup_then_words(struct kunit *test)
 {
 	static const struct hw_step fresh[] = { { HW_FRESH, HW_FOREVER } };
@@ -173,8 +209,9 @@ static void hw_test_intermittent(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 32);
 	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW);
+	/* Start-up and one window, collected whole before the first byte. */
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries),
-			(GUAC_RDRAND_TRIES - 1) * (HW_WINDOW + 4));
+			(GUAC_RDRAND_TRIES - 1) * 2 * HW_WINDOW);
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 0);
 
 	d = hw_new(test, gap, false);
@@ -184,29 +221,36 @@ static void hw_test_intermittent(struct kunit *test)
 	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW + GUAC_RDRAND_TRIES);
 }
 
-/* A source that dies mid-call returns what it had, to the byte. */
+/*
+ * A call returns what is left of the passed window, to the byte, and
+ * collects no more; the next call collects, and finds the source dead.
+ */
 static void hw_test_partial_counts(struct kunit *test)
 {
-	static const unsigned int words_before[] = { 1, 2, 5 };
-	struct hw_step *steps;
+	static const struct hw_step steps[] = {
+		{ HW_FRESH, 2 * HW_WINDOW }, { HW_CF0, HW_FOREVER },
+	};
+	static const unsigned int words_left[] = { 1, 2, 5 };
+	size_t big = HW_WINDOW * sizeof(u64);
+	u8 *drain = kunit_kzalloc(test, big, GFP_KERNEL);
 	u8 buf[64];
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(words_before); i++) {
-		struct hw_double *d;
-		int want = words_before[i] * sizeof(u64);
+	KUNIT_ASSERT_NOT_NULL(test, drain);
+	for (i = 0; i < ARRAY_SIZE(words_left); i++) {
+		struct hw_double *d = hw_new(test, steps, false);
+		int first = (HW_WINDOW - words_left[i]) * sizeof(u64);
+		int want = words_left[i] * sizeof(u64);
 
-		steps = kunit_kcalloc(test, 2, sizeof(*steps), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, steps);
-		steps[0] = (struct hw_step){ HW_FRESH, HW_WINDOW + words_before[i] };
-		steps[1] = (struct hw_step){ HW_CF0, HW_FOREVER };
-		d = hw_new(test, steps, false);
+		KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, drain, first, true), first);
 		memset(buf, 0xcc, sizeof(buf));
 		KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), want);
-		hw_expect_words(test, buf, want, HW_WINDOW);
+		hw_expect_words(test, buf, want, 2 * HW_WINDOW - words_left[i]);
 		KUNIT_EXPECT_NULL_MSG(test, memchr_inv(buf + want, 0xcc, sizeof(buf) - want),
 				      "wrote past the %d bytes it returned", want);
-		KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), want);
+		KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 0);
+		KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), -EIO);
+		KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), big);
 		KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 1);
 	}
 }
@@ -282,9 +326,9 @@ static void hw_expect_nothing_left(struct kunit *test, const u8 *buf, size_t len
 static void hw_test_bad_data(struct kunit *test)
 {
 	const struct hw_bad_data_case *c = test->param_value;
-	/* Start-up and 2 words, 4 bad tries, then healthy again. */
+	/* Start-up and 200 words of a window, 4 bad tries, then healthy again. */
 	const struct hw_step steps[] = {
-		{ HW_FRESH, HW_WINDOW + 2 }, { c->action, 4 }, { HW_FRESH, HW_FOREVER },
+		{ HW_FRESH, HW_WINDOW + 200 }, { c->action, 4 }, { HW_FRESH, HW_FOREVER },
 	};
 	/* A stuck word passes once, as nothing before it was the same. */
 	int bad_calls = c->action == HW_STUCK ? 3 : 4;
@@ -292,9 +336,7 @@ static void hw_test_bad_data(struct kunit *test)
 	u8 buf[64];
 	int i, ret;
 
-	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, 16, true), 16);
-	hw_expect_words(test, buf, 16, HW_WINDOW);
-
+	/* The window's 200 good words go with it. */
 	for (i = 0; i < bad_calls; i++) {
 		memset(buf, 0xcc, sizeof(buf));
 		ret = guac_hwrng_fill(&d->src, buf, sizeof(buf), true);
@@ -303,15 +345,20 @@ static void hw_test_bad_data(struct kunit *test)
 		hw_expect_nothing_left(test, buf, sizeof(buf), 0xcc);
 	}
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.health_failures), bad_calls);
-	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), 16);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), 0);
 
 	/* A whole window of healthy words passes before anything else is delivered. */
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, 8, true), 8);
-	hw_expect_words(test, buf, 8, HW_WINDOW + 2 + 4 + HW_WINDOW);
+	hw_expect_words(test, buf, 8, HW_WINDOW + 200 + 4 + HW_WINDOW);
 	KUNIT_EXPECT_TRUE(test, guac_health_ok(&d->src.health));
 }
 
 /* ============================ the health tests ============================ */
+
+static void hw_health_free(void *h)
+{
+	guac_health_free(h);
+}
 
 static struct guac_health *hw_health_started(struct kunit *test, u64 *next)
 {
@@ -319,7 +366,8 @@ static struct guac_health *hw_health_started(struct kunit *test, u64 *next)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
-	guac_health_init(h);
+	KUNIT_ASSERT_EQ(test, guac_health_init(h), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hw_health_free, h), 0);
 	for (i = 0; i < HW_WINDOW; i++) {
 		KUNIT_ASSERT_EQ(test, guac_health_test(h, guac_insn_test_word((*next)++)),
 				GUAC_HEALTH_OK);
@@ -389,6 +437,151 @@ static void hw_test_health_recovery(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, guac_health_test(h, guac_insn_test_word(next++)), GUAC_HEALTH_OK);
 	KUNIT_EXPECT_TRUE(test, guac_health_ok(h));
+}
+
+/*
+ * Duplicates: a word seen again in its window, or in one of the three
+ * windows before, fails at the window's end; four windows back it is out of
+ * the span and passes.
+ */
+static void hw_test_health_duplicate(struct kunit *test)
+{
+	static const unsigned int back[] = { 0, 1, 2, 3, 4 };
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(back); k++) {
+		u64 next = 0, again;
+		struct guac_health *h = hw_health_started(test, &next);
+		enum guac_health_state state = GUAC_HEALTH_OK;
+		unsigned int i;
+
+		/* More clean windows, so that the span is full. */
+		for (i = 0; i < 4 * HW_WINDOW; i++)
+			KUNIT_ASSERT_EQ(test, guac_health_test(h, guac_insn_test_word(next++)),
+					GUAC_HEALTH_OK);
+		/* Word 200 of the window @back windows before this one, as its word 100. */
+		again = guac_insn_test_word(next - back[k] * HW_WINDOW + 300 - 100);
+		for (i = 0; i < HW_WINDOW && state == GUAC_HEALTH_OK; i++)
+			state = guac_health_test(h, i == 100 ? again :
+						 guac_insn_test_word(next + i));
+		if (back[k] < GUAC_HEALTH_SPAN_WINDOWS) {
+			KUNIT_EXPECT_EQ_MSG(test, state, GUAC_HEALTH_DUPLICATE,
+					    "%u windows back", back[k]);
+			KUNIT_EXPECT_EQ(test, i, HW_WINDOW);
+			KUNIT_EXPECT_FALSE(test, guac_health_ok(h));
+		} else {
+			KUNIT_EXPECT_EQ(test, state, GUAC_HEALTH_OK);
+		}
+	}
+}
+
+/*
+ * Issue 38 H1: a fault that starts inside a window (here at its word 200)
+ * fails that window, and not one of its words is delivered: the reads give
+ * the whole window before it, then -EIO and nothing more.
+ */
+struct hw_fault_case {
+	const char *name;
+	enum hw_action action;
+	unsigned int period;
+};
+
+static const struct hw_fault_case hw_h1_cases[] = {
+	{ "stuck word", HW_STUCK },
+	{ "two alternating words", HW_ALTERNATE },
+	{ "all zeros", HW_ZEROS },
+	{ "all ones", HW_ONES },
+	{ "3-word cycle", HW_CYCLE, 3 },
+	{ "2-word cycle between fresh words", HW_INTERLEAVE },
+};
+
+static void hw_fault_desc(const struct hw_fault_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hw_h1, hw_h1_cases, hw_fault_desc);
+
+#define HW_READS 300
+
+/* @reads 64-byte reads into @out (room for 2 windows); the bytes they gave. */
+static size_t hw_read_all(struct kunit *test, struct hw_double *d, u8 *out,
+			  unsigned int reads, unsigned int *eio)
+{
+	size_t got = 0, room = 2 * HW_WINDOW * sizeof(u64);
+	unsigned int i;
+
+	*eio = 0;
+	for (i = 0; i < reads; i++) {
+		u8 buf[64];
+		int ret = guac_hwrng_fill(&d->src, buf, sizeof(buf), true);
+
+		if (ret == -EIO) {
+			(*eio)++;
+			continue;
+		}
+		KUNIT_ASSERT_GE(test, ret, 0);
+		KUNIT_ASSERT_LE_MSG(test, got + ret, room, "more delivered than expected");
+		memcpy(out + got, buf, ret);
+		got += ret;
+	}
+	return got;
+}
+
+static void hw_test_h1_fault_mid_window(struct kunit *test)
+{
+	const struct hw_fault_case *c = test->param_value;
+	const struct hw_step steps[] = {
+		{ HW_FRESH, 2 * HW_WINDOW + 200 }, { c->action, HW_FOREVER, c->period },
+	};
+	struct hw_double *d = hw_new(test, steps, true);
+	u8 *out = kunit_kzalloc(test, 2 * HW_WINDOW * sizeof(u64), GFP_KERNEL);
+	unsigned int eio;
+	size_t got;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	got = hw_read_all(test, d, out, HW_READS, &eio);
+	/* Exactly the window before the fault: tries 512 to 1023. */
+	KUNIT_EXPECT_EQ(test, got, HW_WINDOW * sizeof(u64));
+	hw_expect_words(test, out, got, HW_WINDOW);
+	KUNIT_EXPECT_EQ(test, eio, HW_READS - HW_WINDOW * sizeof(u64) / 64);
+	KUNIT_EXPECT_FALSE(test, guac_health_ok(&d->src.health));
+}
+
+/*
+ * Issue 38 H2: a source repeating a cycle of 256 words or more, which the
+ * adaptive proportion test admits, or a 2-word cycle between fresh words:
+ * health fails (duplicate) and stays failed, and no word is delivered twice.
+ */
+static const struct hw_fault_case hw_h2_cases[] = {
+	{ "cycle of 256 words", HW_CYCLE, 256 },
+	{ "cycle of 300 words", HW_CYCLE, 300 },
+	{ "cycle of 1000 words", HW_CYCLE, 1000 },
+	{ "cycle of 2047 words", HW_CYCLE, 2047 },
+	{ "2-word cycle between fresh words", HW_INTERLEAVE },
+};
+
+KUNIT_ARRAY_PARAM(hw_h2, hw_h2_cases, hw_fault_desc);
+
+static void hw_test_h2_cycles(struct kunit *test)
+{
+	const struct hw_fault_case *c = test->param_value;
+	const struct hw_step steps[] = { { c->action, HW_FOREVER, c->period } };
+	struct hw_double *d = hw_new(test, steps, false);
+	u64 *out = kunit_kzalloc(test, 2 * HW_WINDOW * sizeof(u64), GFP_KERNEL);
+	unsigned int eio, i, j;
+	size_t words;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	words = hw_read_all(test, d, (u8 *)out, HW_READS, &eio) / sizeof(u64);
+	for (i = 0; i < words; i++)
+		for (j = i + 1; j < words; j++)
+			KUNIT_ASSERT_NE_MSG(test, out[i], out[j],
+					    "words %u and %u delivered are equal", i, j);
+	KUNIT_EXPECT_EQ(test, d->src.health.state, GUAC_HEALTH_DUPLICATE);
+	/* Failed for good: the last reads deliver nothing. */
+	KUNIT_EXPECT_EQ(test, hw_read_all(test, d, (u8 *)out, 20, &eio), 0);
+	KUNIT_EXPECT_EQ(test, eio, 20);
 }
 
 /* ====================== the real instructions ====================== */
@@ -471,7 +664,7 @@ static void hw_test_cpu_insn(struct kunit *test)
 	 * return 0 (the hw_random core calls again), so a few calls, each
 	 * with the waiting budget; none may fail or trip a health test.
 	 */
-	guac_hwrng_src_init(src, &guac_insn_cpu, c->rdseed, false);
+	hw_src_init(test, src, &guac_insn_cpu, c->rdseed);
 	for (calls = 0; calls < 16 && got < (int)sizeof(buf); calls++) {
 		int ret = guac_hwrng_fill(src, buf + got, sizeof(buf) - got, true);
 
@@ -498,6 +691,9 @@ static struct kunit_case hw_test_cases[] = {
 	KUNIT_CASE(hw_test_health_proportion),
 	KUNIT_CASE(hw_test_health_stuck_bit),
 	KUNIT_CASE(hw_test_health_recovery),
+	KUNIT_CASE(hw_test_health_duplicate),
+	KUNIT_CASE_PARAM(hw_test_h1_fault_mid_window, hw_h1_gen_params),
+	KUNIT_CASE_PARAM(hw_test_h2_cycles, hw_h2_gen_params),
 	KUNIT_CASE_PARAM(hw_test_cpu_insn, hw_cpu_gen_params),
 	{}
 };

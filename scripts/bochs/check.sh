@@ -38,6 +38,7 @@ export GUAC_TOP="$top"
 export GUAC_VM_BUILD="$top/build/bochs"
 . "$top/scripts/vm/lib.sh"
 . "$top/scripts/bochs/lib.sh"
+. "$top/scripts/vm/boot-fault.sh"
 
 parts=${*:-kunit module}
 for part in $parts; do
@@ -105,9 +106,9 @@ finish() {
 		awk '/^not ok |^ok .* # SKIP /{ p = 1; print; next } /^(ok |1\.\.)/{ p = 0 } p && /^#/' \
 			"$dir/tap.txt" >&2
 		[ -z "$missing" ] || echo "check-avx512 $part: the log does not prove what this part is for:$missing" >&2
-		line="check-avx512 $part: FAIL, $passed passed, $failed failed${problem:+ ($problem)}$extra (Bochs $wall s wall); console: $dir/console.log, TAP: $dir/tap.txt"
+		line="check-avx512 $part: FAIL, $passed passed, $failed failed${problem:+ ($problem)}$extra (Bochs $wall s wall)$retried; console: $dir/console.log, TAP: $dir/tap.txt"
 	else
-		line="check-avx512 $part: PASS, $passed passed$extra (boot $boot s, Bochs $wall s wall)"
+		line="check-avx512 $part: PASS, $passed passed$extra (boot $boot s, Bochs $wall s wall)$retried"
 	fi
 	echo "$line"
 	results="$results$line
@@ -125,14 +126,39 @@ fail() {
 	total_failed=$((total_failed + 1))
 }
 
-# boot DIR KERNEL INITRD APPEND: ISO, bochsrc, run; sets boot and wall.
+# boot DIR KERNEL INITRD APPEND: ISO, bochsrc, run; sets boot, wall and
+# retried. A boot that died before guacrng was loaded is booted once more, as
+# in the QEMU harness (scripts/vm/boot-fault.sh; Bochs' own end, written to
+# DIR/problem, stands for QEMU's exit status), its first console kept as
+# DIR/console-retried.log.
 boot() {
+	local reason
 	guac_bochs_iso "$1" "$2" "$3" "$4"
 	guac_bochs_config "$1"
+	rm -f "$1/console-retried.log"
+	retried=
+	boot_once "$1" "$2"
+	if reason=$(bochs_boot_fault "$1") && guac_retry_claim "bochs $(basename "$1")" "$reason"; then
+		mv "$1/console.log" "$1/console-retried.log"
+		guac_log "the $(basename "$1") boot died before guacrng was loaded ($reason); booting once more"
+		retried=", after 1 retry: $reason before guacrng loaded"
+		boot_once "$1" "$2"
+	fi
+}
+
+boot_once() {
 	guac_log "booting $(basename "$2") in Bochs (Skylake-X), at most $limit s (log: $1/console.log)"
 	set -- "$1" $(guac_bochs_run "$1" "$limit")
 	boot=$2 wall=$3
 	guac_bochs_tap "$1" >/dev/null
+}
+
+# bochs_boot_fault DIR: guac_boot_fault on the console and TAP, or Bochs
+# ending with no word from the guest's runner and no guacrng in the console.
+bochs_boot_fault() {
+	guac_boot_fault "$1/console.log" "$1/tap.txt" && return
+	[ -s "$1/problem" ] && [ ! -s "$1/tap.txt" ] && ! tr -d '\r' <"$1/console.log" | grep -qi guacrng &&
+		sed 's/ (see .*//' "$1/problem"
 }
 
 part_kunit() {

@@ -43,6 +43,14 @@ loop() {
 	truncate -s "$2" "$tmp/$1" && dev=$(losetup -f --show ${3:-} "$tmp/$1") && loops="$loops $dev"
 }
 
+# w CASE ARGS...: guac write ARGS, its output in $tmp/CASE.txt, its status in $rc.
+w() {
+	out=$1
+	shift
+	"$GUAC" write "$@" >"$tmp/$out.txt" 2>&1
+	rc=$?
+}
+
 # refused CASE: exit 2, nothing left: no manifest, output in $tmp/CASE.txt.
 refused() {
 	[ "$rc" -eq 2 ] && [ ! -e "$tmp/$1.json" ]
@@ -50,61 +58,53 @@ refused() {
 
 # 1. U1: a /dev path that does not exist names no device; no file is made of it.
 for n in sdzz sdzy sdzx vdzz; do [ -e "/dev/$n" ] || { nodev="/dev/$n"; break; }; done
-"$GUAC" write --length 8M -m "$tmp/nodev.json" "$nodev" >"$tmp/nodev.txt" 2>&1
-rc=$?
+w nodev --length 8M -m "$tmp/nodev.json" "$nodev"
 check "write --length 8M to $nodev (absent): exit 2, no manifest" "refused nodev"
 check "... and no file $nodev is created" "[ ! -e '$nodev' ]"
 check "... the message says: no such device" "grep -q \"'$nodev': no such device\" '$tmp/nodev.txt'"
-"$GUAC" write -m "$tmp/nodev2.json" "$nodev" >"$tmp/nodev2.txt" 2>&1
-rc=$?
+w nodev2 -m "$tmp/nodev2.json" "$nodev"
 check "without --length: 'no such device', not '... holds 0 bytes'" \
 	"refused nodev2 && grep -q 'no such device' '$tmp/nodev2.txt' && ! grep -q 'holds 0 bytes' '$tmp/nodev2.txt'"
-"$GUAC" write --length 1M "/proc/guac-safety-$$" >"$tmp/proc.txt" 2>&1
-rc=$?
+w proc --length 1M "/proc/guac-safety-$$"
 check "a missing path in /proc: refused, no such device" \
 	"[ $rc -eq 2 ] && grep -q 'no such device' '$tmp/proc.txt'"
 # A regular file in /dev (what the old bug left behind) is no device either.
 left=/dev/guac-safety-left.$$
 nodev="$nodev $left"
 truncate -s 1M "$left"
-"$GUAC" write -m "$tmp/left.json" "$left" >"$tmp/left.txt" 2>&1
-rc=$?
+w left -m "$tmp/left.json" "$left"
 check "a regular file on /dev's file system: refused, untouched" \
 	"refused left && grep -q 'not a device' '$tmp/left.txt' && cmp -s -n 1048576 '$left' /dev/zero"
 rm -f "$left"
 # Files are still created where they are meant; the OK line says which kind.
-"$GUAC" write --length 1M -m "$tmp/file.json" "$tmp/file" >"$tmp/file.txt" 2>&1
+w file --length 1M -m "$tmp/file.json" "$tmp/file"
 check "a new file in a directory of its own: written, OK names a file" \
-	"[ $? -eq 0 ] && grep -q \"^OK: .* of file '$tmp/file'\" '$tmp/file.txt'"
+	"[ $rc -eq 0 ] && grep -q \"^OK: .* of file '$tmp/file'\" '$tmp/file.txt'"
 
 # 2. U2: a loop device with a real ext4: refused, naming type, label and UUID.
 loop ext4.img 32M && E=$dev && mkfs.ext4 -q -L guacsafety "$E"
 uuid=$(blkid -p -s UUID -o value "$E")
 sum=$(sha256sum <"$E")
-"$GUAC" write -m "$tmp/ext4.json" "$E" >"$tmp/ext4.txt" 2>&1
-rc=$?
+w ext4 -m "$tmp/ext4.json" "$E"
 check "ext4 on $E: exit 2, no manifest" "refused ext4"
 check "... names ext4, its label and UUID ($uuid), and --force" \
 	"grep -q \"ext4 file system, label 'guacsafety', UUID $uuid at byte 1080\" '$tmp/ext4.txt' && grep -q -- '--force' '$tmp/ext4.txt'"
 check "... the device is unchanged" "[ \"\$(sha256sum <'$E')\" = '$sum' ]"
-"$GUAC" write --dry-run -m "$tmp/ext4.json" "$E" >"$tmp/dry.txt" 2>&1
-rc=$?
+w dry --dry-run -m "$tmp/ext4.json" "$E"
 check "--dry-run on it: the plan (block device, size, ext4 found, range, manifest), exit 2" \
 	"refused ext4 && grep -q \"^target: *'$E', block device, 33554432 bytes\" '$tmp/dry.txt' && grep -q '^  ext4 file system' '$tmp/dry.txt' && grep -q '^write: *device bytes 0-33554431 (33554432 bytes), stream offset 0, origin 0' '$tmp/dry.txt' && grep -q \"^manifest: *'$tmp/ext4.json'\" '$tmp/dry.txt'"
-"$GUAC" write --dry-run --force -m "$tmp/ext4.json" "$E" >"$tmp/dryf.txt" 2>&1
-rc=$?
+w dryf --dry-run --force -m "$tmp/ext4.json" "$E"
 check "--dry-run --force: exit 0, and still nothing written, no manifest" \
 	"[ $rc -eq 0 ] && [ ! -e '$tmp/ext4.json' ] && [ \"\$(sha256sum <'$E')\" = '$sum' ]"
-"$GUAC" write --force -m "$tmp/ext4.json" "$E" >"$tmp/force.txt" 2>&1
+w force --force -m "$tmp/ext4.json" "$E"
 check "--force writes over it: OK names a block device, says what it overwrites" \
-	"[ $? -eq 0 ] && grep -q \"^OK: .* of block device '$E'\" '$tmp/force.txt' && grep -q 'ext4 file system' '$tmp/force.txt'"
-"$GUAC" write --origin 7 -m "$tmp/ext4.json" "$E" >"$tmp/refill.txt" 2>&1
-check "a re-fill of guac's own fill needs no --force (no signature)" "[ $? -eq 0 ]"
+	"[ $rc -eq 0 ] && grep -q \"^OK: .* of block device '$E'\" '$tmp/force.txt' && grep -q 'ext4 file system' '$tmp/force.txt'"
+w refill --origin 7 -m "$tmp/ext4.json" "$E"
+check "a re-fill of guac's own fill needs no --force (no signature)" "[ $rc -eq 0 ]"
 
 # An ext4 image in a regular file counts too (mkfs.ext4 warns there as well).
 truncate -s 8M "$tmp/fs.img" && mkfs.ext4 -q -F "$tmp/fs.img"
-"$GUAC" write -m "$tmp/img.json" "$tmp/fs.img" >"$tmp/img.txt" 2>&1
-rc=$?
+w img -m "$tmp/img.json" "$tmp/fs.img"
 check "a file holding an ext4 image: refused, naming it" \
 	"refused img && grep -q 'ext4 file system' '$tmp/img.txt'"
 
@@ -112,13 +112,11 @@ check "a file holding an ext4 image: refused, naming it" \
 loop gpt.img 32M && P=$dev && printf 'label: gpt\n,8M,L\n,,L\n' | sfdisk -q "$P" 2>/dev/null
 ptuuid=$(blkid -p -s PTUUID -o value "$P")
 sum=$(sha256sum <"$P")
-"$GUAC" write -m "$tmp/gpt.json" "$P" >"$tmp/gpt.txt" 2>&1
-rc=$?
+w gpt -m "$tmp/gpt.json" "$P"
 check "GPT on $P: exit 2, no manifest, unchanged" "refused gpt && [ \"\$(sha256sum <'$P')\" = '$sum' ]"
 check "... names the gpt partition table and its UUID ($ptuuid)" \
 	"grep -q 'gpt partition table, UUID $ptuuid at byte 512' '$tmp/gpt.txt'"
-"$GUAC" write --seek 16M --length 1M -m "$tmp/gpt.json" "$P" >"$tmp/gpt2.txt" 2>&1
-rc=$?
+w gpt2 --seek 16M --length 1M -m "$tmp/gpt.json" "$P"
 check "... also when the range written misses the table (--seek 16M)" "refused gpt"
 
 # 4. U2: a disk with a mounted partition: refused, naming the mount, even with --force.
@@ -129,16 +127,15 @@ while [ ! -b "${P}p1" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
 mkdir "$tmp/mnt"
 if mkfs.ext4 -q -L guacpart "${P}p1" && mount "${P}p1" "$tmp/mnt"; then
 	mnts="$tmp/mnt"
-	"$GUAC" write --force -m "$tmp/busy.json" "$P" >"$tmp/busy.txt" 2>&1
-	rc=$?
+	w busy --force -m "$tmp/busy.json" "$P"
 	check "$P with ${P}p1 mounted: refused with --force too, no manifest" "refused busy"
 	check "... names the partition and where it is mounted" \
 		"grep -q '${P}p1 is mounted on $tmp/mnt' '$tmp/busy.txt'"
 	check "... and what the partition holds" \
 		"grep -q \"partition ${P}p1: ext4 file system, label 'guacpart'\" '$tmp/busy.txt'"
-	"$GUAC" write --dry-run "$P" >"$tmp/busyd.txt" 2>&1
+	w busyd --dry-run "$P"
 	check "--dry-run lists the use: exit 2" \
-		"[ $? -eq 2 ] && grep -q '^  in use: ${P}p1 is mounted on $tmp/mnt' '$tmp/busyd.txt'"
+		"[ $rc -eq 2 ] && grep -q '^  in use: ${P}p1 is mounted on $tmp/mnt' '$tmp/busyd.txt'"
 	umount "$tmp/mnt" && mnts=""
 else
 	not_ok "mounted partition: no ${P}p1 or mkfs.ext4/mount failed"
@@ -146,17 +143,15 @@ fi
 
 # 5. U9: a read-only loop device (losetup -r) and a read-only mount.
 loop ro.img 8M -r && R=$dev
-"$GUAC" write -m "$tmp/ro.json" "$R" >"$tmp/ro.txt" 2>&1
-rc=$?
+w ro -m "$tmp/ro.json" "$R"
 check "losetup -r $R: exit 2, no manifest, before any write" \
 	"refused ro && grep -q 'read-only' '$tmp/ro.txt' && ! grep -q 'FAILED' '$tmp/ro.txt'"
-"$GUAC" write --dry-run "$R" >"$tmp/rod.txt" 2>&1
-check "... --dry-run says read-only too" "[ $? -eq 2 ] && grep -q 'read-only' '$tmp/rod.txt'"
+w rod --dry-run "$R"
+check "... --dry-run says read-only too" "[ $rc -eq 2 ] && grep -q 'read-only' '$tmp/rod.txt'"
 mkdir "$tmp/romnt"
 if mount -t tmpfs -o ro,size=1M tmpfs "$tmp/romnt"; then
 	mnts="$mnts $tmp/romnt"
-	"$GUAC" write --length 64K -m "$tmp/rof.json" "$tmp/romnt/f" >"$tmp/rof.txt" 2>&1
-	rc=$?
+	w rof --length 64K -m "$tmp/rof.json" "$tmp/romnt/f"
 	check "a file on a read-only mount: refused (EROFS), no manifest" \
 		"refused rof && grep -q \"'$tmp/romnt/f' is read-only: .*Read-only file system\" '$tmp/rof.txt'"
 else
@@ -165,14 +160,14 @@ fi
 
 # 6. --dry-run on a clean target and on a file to create: nothing at all is written.
 loop clean.img 8M && C=$dev
-"$GUAC" write --dry-run --origin 3 -m "$tmp/clean.json" "$C" >"$tmp/clean.txt" 2>&1
+w clean --dry-run --origin 3 -m "$tmp/clean.json" "$C"
 check "--dry-run on a clean device: exit 0, says nothing is found and written" \
-	"[ $? -eq 0 ] && grep -q '^dry run: nothing written' '$tmp/clean.txt' && grep -q '^found: *no signature' '$tmp/clean.txt' && grep -q 'origin 3' '$tmp/clean.txt'"
+	"[ $rc -eq 0 ] && grep -q '^dry run: nothing written' '$tmp/clean.txt' && grep -q '^found: *no signature' '$tmp/clean.txt' && grep -q 'origin 3' '$tmp/clean.txt'"
 check "... the device still holds zeros, no manifest" \
 	"cmp -s -n 8388608 '$C' /dev/zero && [ ! -e '$tmp/clean.json' ]"
-"$GUAC" write --dry-run --length 1M -m "$tmp/new.json" "$tmp/new" >"$tmp/new.txt" 2>&1
+w new --dry-run --length 1M -m "$tmp/new.json" "$tmp/new"
 check "--dry-run on a file to create: exit 0, neither file nor manifest" \
-	"[ $? -eq 0 ] && [ ! -e '$tmp/new' ] && [ ! -e '$tmp/new.json' ] && grep -q 'regular file (to be created)' '$tmp/new.txt'"
+	"[ $rc -eq 0 ] && [ ! -e '$tmp/new' ] && [ ! -e '$tmp/new.json' ] && grep -q 'regular file (to be created)' '$tmp/new.txt'"
 
 # 7. --resume of guac's own fill: what it has not reached is not refused,
 # what it counts durable is (the disk was reused since: refused).
@@ -196,15 +191,15 @@ plant_ext4() {
 }
 "$GUAC" write --jobs 2 -m "$tmp/res.json" "$C" >/dev/null 2>&1 && plant_ext4 &&
 	resume_state "$tmp/res.json" 0 4194304
-"$GUAC" write --jobs 2 --resume -m "$tmp/res.json" "$C" >"$tmp/res.txt" 2>&1
+w res --jobs 2 --resume -m "$tmp/res.json" "$C"
 check "--resume: an ext4 in the part the fill has not reached yet is not refused" \
-	"[ $? -eq 0 ] && grep -q '^OK' '$tmp/res.txt'"
+	"[ $rc -eq 0 ] && grep -q '^OK' '$tmp/res.txt'"
 "$GUAC" verify -m "$tmp/res.json" "$C" >/dev/null 2>&1
-check "... and the fill is whole afterwards" "[ $? -eq 0 ]"
+check "... and the fill is whole afterwards" "[ $rc -eq 0 ]"
 plant_ext4 && resume_state "$tmp/res.json" 4194304 0
 cp "$tmp/res.json" "$tmp/res.before"
-"$GUAC" write --jobs 2 --resume -m "$tmp/res.json" "$C" >"$tmp/res2.txt" 2>&1
+w res2 --jobs 2 --resume -m "$tmp/res.json" "$C"
 check "--resume: an ext4 in bytes the fill counts durable is refused (reused since)" \
-	"[ $? -eq 2 ] && grep -q 'ext4 file system' '$tmp/res2.txt' && cmp -s '$tmp/res.json' '$tmp/res.before'"
+	"[ $rc -eq 2 ] && grep -q 'ext4 file system' '$tmp/res2.txt' && cmp -s '$tmp/res.json' '$tmp/res.before'"
 
 tap_end

@@ -24,6 +24,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "target.h"
 #include "target_probe.h"
 
 /*
@@ -187,23 +188,6 @@ static void probe_signatures(struct guac_probe *p, const char *path, uint64_t ba
 	blkid_free_probe(pr);
 }
 
-/* First line of @dir/@name into @out (no newline); false when missing. */
-static bool probe_sysfs(const char *dir, const char *name, char *out, size_t size)
-{
-	char path[PATH_MAX + 64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(out, (int)size, f))
-		out[0] = 0;
-	fclose(f);
-	out[strcspn(out, "\n")] = 0;
-	return true;
-}
-
 static void probe_add_busy(struct guac_probe *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -236,7 +220,7 @@ static void probe_uses(struct guac_probe *p, dev_t dev, const char *sysdir, cons
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(holder, sizeof(holder), "%s/%s", path, e->d_name);
-		if (probe_sysfs(holder, "dm/name", dm, sizeof(dm)) && *dm)
+		if (guac_sysfs_read(holder, "dm/name", dm, sizeof(dm)) && *dm)
 			probe_add_busy(p, "%s is held by %s (device mapper '%s')", name, e->d_name,
 				       dm);
 		else
@@ -286,13 +270,13 @@ static void probe_disk(struct guac_probe *p, const char *path, dev_t dev)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", sysdir, e->d_name);
-		if (!probe_sysfs(sub, "partition", val, sizeof(val)) ||
-		    !probe_sysfs(sub, "dev", val, sizeof(val)) ||
+		if (!guac_sysfs_read(sub, "partition", val, sizeof(val)) ||
+		    !guac_sysfs_read(sub, "dev", val, sizeof(val)) ||
 		    sscanf(val, "%u:%u", &maj, &min) != 2)
 			continue;
 		snprintf(node, sizeof(node), "/dev/%s", e->d_name);
 		probe_uses(p, makedev(maj, min), sub, node);
-		if (probe_sysfs(sub, "start", val, sizeof(val))) {
+		if (guac_sysfs_read(sub, "start", val, sizeof(val))) {
 			snprintf(prefix, sizeof(prefix), "partition %s: ", node);
 			probe_signatures(p, node, strtoull(val, NULL, 10) * 512, prefix, false);
 		}

@@ -56,6 +56,14 @@ refused() {
 	[ "$rc" -eq 2 ] && [ ! -e "$tmp/$1.json" ]
 }
 
+# keep DEV: remember what DEV holds (its hash); unchanged DEV: it holds that still.
+keep() {
+	sum=$(sha256sum <"$1")
+}
+unchanged() {
+	[ "$(sha256sum <"$1")" = "$sum" ]
+}
+
 # 1. U1: a /dev path that does not exist names no device; no file is made of it.
 for n in sdzz sdzy sdzx vdzz; do [ -e "/dev/$n" ] || { nodev="/dev/$n"; break; }; done
 w nodev --length 8M -m "$tmp/nodev.json" "$nodev"
@@ -84,18 +92,17 @@ check "a new file in a directory of its own: written, OK names a file" \
 # 2. U2: a loop device with a real ext4: refused, naming type, label and UUID.
 loop ext4.img 32M && E=$dev && mkfs.ext4 -q -L guacsafety "$E"
 uuid=$(blkid -p -s UUID -o value "$E")
-sum=$(sha256sum <"$E")
+keep "$E"
 w ext4 -m "$tmp/ext4.json" "$E"
-check "ext4 on $E: exit 2, no manifest" "refused ext4"
+check "ext4 on $E: exit 2, no manifest, the device unchanged" "refused ext4 && unchanged $E"
 check "... names ext4, its label and UUID ($uuid), and --force" \
 	"grep -q \"ext4 file system, label 'guacsafety', UUID $uuid at byte 1080\" '$tmp/ext4.txt' && grep -q -- '--force' '$tmp/ext4.txt'"
-check "... the device is unchanged" "[ \"\$(sha256sum <'$E')\" = '$sum' ]"
 w dry --dry-run -m "$tmp/ext4.json" "$E"
 check "--dry-run on it: the plan (block device, size, ext4 found, range, manifest), exit 2" \
 	"refused ext4 && grep -q \"^target: *'$E', block device, 33554432 bytes\" '$tmp/dry.txt' && grep -q '^  ext4 file system' '$tmp/dry.txt' && grep -q '^write: *device bytes 0-33554431 (33554432 bytes), stream offset 0, origin 0' '$tmp/dry.txt' && grep -q \"^manifest: *'$tmp/ext4.json'\" '$tmp/dry.txt'"
 w dryf --dry-run --force -m "$tmp/ext4.json" "$E"
 check "--dry-run --force: exit 0, and still nothing written, no manifest" \
-	"[ $rc -eq 0 ] && [ ! -e '$tmp/ext4.json' ] && [ \"\$(sha256sum <'$E')\" = '$sum' ]"
+	"[ $rc -eq 0 ] && [ ! -e '$tmp/ext4.json' ] && unchanged $E"
 w force --force -m "$tmp/ext4.json" "$E"
 check "--force writes over it: OK names a block device, says what it overwrites" \
 	"[ $rc -eq 0 ] && grep -q \"^OK: .* of block device '$E'\" '$tmp/force.txt' && grep -q 'ext4 file system' '$tmp/force.txt'"
@@ -111,9 +118,9 @@ check "a file holding an ext4 image: refused, naming it" \
 # 3. U2: a GPT written by sfdisk.
 loop gpt.img 32M && P=$dev && printf 'label: gpt\n,8M,L\n,,L\n' | sfdisk -q "$P" 2>/dev/null
 ptuuid=$(blkid -p -s PTUUID -o value "$P")
-sum=$(sha256sum <"$P")
+keep "$P"
 w gpt -m "$tmp/gpt.json" "$P"
-check "GPT on $P: exit 2, no manifest, unchanged" "refused gpt && [ \"\$(sha256sum <'$P')\" = '$sum' ]"
+check "GPT on $P: exit 2, no manifest, unchanged" "refused gpt && unchanged $P"
 check "... names the gpt partition table and its UUID ($ptuuid)" \
 	"grep -q 'gpt partition table, UUID $ptuuid at byte 512' '$tmp/gpt.txt'"
 w gpt2 --seek 16M --length 1M -m "$tmp/gpt.json" "$P"

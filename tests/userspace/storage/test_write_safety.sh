@@ -5,12 +5,12 @@
 # before anything is written, and leaves no file and no manifest behind:
 # a /dev path that does not exist (once an 8 GiB file in /dev's RAM, with OK
 # printed), a loop device holding a real ext4 or a GPT (sfdisk), a file
-# holding an ext4 image, a disk with a mounted partition, a read-only loop
-# device (losetup -r) and a read-only mount. --force writes over
+# holding an ext4 image, a disk with a mounted partition, a device in use
+# as swap, a read-only loop device (losetup -r) and a read-only mount. --force writes over
 # signatures, never over a target in use; --dry-run prints the plan and
 # writes nothing; --resume of guac's own fill is not refused for what the
 # fill has not yet reached. Every case failed on the build before the
-# change. Needs root (losetup, mount, sfdisk, mkfs.ext4): make check runs
+# change. Needs root (losetup, mount, swapon, sfdisk, mkfs.ext4): make check runs
 # as root, so without them the suite fails, naming what is missing. TAP.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -18,8 +18,10 @@ set -u
 tap_tmpdir
 loops=""
 mnts=""
+swaps=""
 nodev=""
 tap_cleanup() {
+	for s in $swaps; do swapoff "$s" 2>/dev/null; done
 	for m in $mnts; do umount "$m" 2>/dev/null; done
 	for l in $loops; do losetup -d "$l" 2>/dev/null; done
 	# A build without the fix leaves a regular file there: never a device.
@@ -28,7 +30,7 @@ tap_cleanup() {
 trap 'exit 130' INT TERM
 
 tap_begin
-for t in losetup sfdisk partx mkfs.ext4 blkid mount; do
+for t in losetup sfdisk partx mkfs.ext4 mkswap swapon blkid mount; do
 	command -v $t >/dev/null || missing="${missing:-} $t"
 done
 if [ "$(id -u)" -ne 0 ] || [ -n "${missing:-}" ]; then
@@ -147,6 +149,13 @@ if mkfs.ext4 -q -L guacpart "${P}p1" && mount "${P}p1" "$tmp/mnt"; then
 else
 	not_ok "mounted partition: no ${P}p1 or mkfs.ext4/mount failed"
 fi
+
+# ... and a device in use as swap.
+loop swap.img 16M && S=$dev && mkswap -q "$S" >/dev/null && swapon "$S" && swaps="$S"
+w swap --force -m "$tmp/swap.json" "$S"
+check "$S in use as swap: refused with --force too, naming it, no manifest" \
+	"refused swap && grep -q '$S is in use as swap' '$tmp/swap.txt' && grep -q '^  swap area, UUID' '$tmp/swap.txt'"
+swapoff "$S" && swaps=""
 
 # 5. U9: a read-only loop device (losetup -r) and a read-only mount.
 loop ro.img 8M -r && R=$dev

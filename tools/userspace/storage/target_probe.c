@@ -148,7 +148,7 @@ static void probe_signatures(struct guac_probe *p, const char *path, uint64_t ba
 			     const char *prefix, bool parts)
 {
 	blkid_probe pr = blkid_new_probe_from_filename(path);
-	const char *type, *label, *uuid, *off;
+	const char *type, *label, *uuid, *off, *usage;
 	char more[256];
 
 	if (!pr) {
@@ -181,9 +181,10 @@ static void probe_signatures(struct guac_probe *p, const char *path, uint64_t ba
 		snprintf(more, sizeof(more), "%s%s%s%s%s", label ? ", label '" : "",
 			 label ? label : "", label ? "'" : "", uuid ? ", UUID " : "",
 			 uuid ? uuid : "");
-		probe_add_sig(p, base + (off ? strtoull(off, NULL, 10) : 0), "%s%s %s%s", prefix,
-			      type ? type : "unknown", probe_usage(type, probe_value(pr, "USAGE")),
-			      more);
+		usage = probe_usage(type, probe_value(pr, "USAGE"));
+		probe_add_sig(p, base + (off ? strtoull(off, NULL, 10) : 0), "%s%s%s%s%s", prefix,
+			      !strcmp(usage, "swap area") ? "" : type ? type : "unknown",
+			      !strcmp(usage, "swap area") ? "" : " ", usage, more);
 	}
 	blkid_free_probe(pr);
 }

@@ -6,12 +6,13 @@
 # a /dev path that does not exist (once an 8 GiB file in /dev's RAM, with OK
 # printed), a loop device holding a real ext4 or a GPT (sfdisk), a file
 # holding an ext4 image, a disk with a mounted partition, a device in use
-# as swap, a read-only loop device (losetup -r) and a read-only mount. --force writes over
-# signatures, never over a target in use; --dry-run prints the plan and
-# writes nothing; --resume of guac's own fill is not refused for what the
-# fill has not yet reached. Every case failed on the build before the
-# change. Needs root (losetup, mount, swapon, sfdisk, mkfs.ext4): make check runs
-# as root, so without them the suite fails, naming what is missing. TAP.
+# as swap, a read-only loop device (losetup -r) and a read-only mount.
+# --force writes over signatures, never over a target in use; --dry-run
+# prints the plan and writes nothing; --resume of guac's own fill is not
+# refused for what the fill has not yet reached. Every case failed on the
+# build before the change. Needs root (losetup, mount, swapon, sfdisk,
+# mkfs.ext4): make check runs as root, so without them the suite fails,
+# naming what is missing. TAP.
 set -u
 . "$(dirname "$0")/../tap.sh"
 

@@ -10,7 +10,7 @@ set -eu
 
 packages="
 	build-essential bc bison flex kmod cpio rsync xz-utils zstd xxd python3
-	libelf-dev libssl-dev dwarves
+	libelf-dev libssl-dev libblkid-dev dwarves
 	clang lld llvm sparse libclang-rt-14-dev
 	libcmocka-dev
 	qemu-system-x86 busybox-static coreutils

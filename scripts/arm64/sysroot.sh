@@ -10,23 +10,31 @@
 # headers and libraries match the cross compiler's glibc (2.36) and gcc-12.
 #
 # guac links libcrypto (manifest.c's SHA-256, doctor's PKCS#7 and X.509
-# parsing, bench's EVP yardsticks), statically in build/arm64/ for the VM
-# guest: libssl-dev has libcrypto.a. The arm64 cmocka suite links libcmocka
+# parsing, bench's EVP yardsticks) and libblkid (guac write's probe of its
+# target, storage/target_probe.c), statically in build/arm64/ for the VM
+# guest: libssl-dev has libcrypto.a, libblkid-dev libblkid.a. The arm64 cmocka suite links libcmocka
 # (only a shared library in Debian), run under qemu-aarch64 with the sysroot
 # on its library path.
 #
 # Idempotent: DIR/.done records the package versions unpacked; delete DIR to
-# fetch them again (security updates).
+# fetch them again (security updates). A DIR without one of $pkgs (made
+# before it was added here) is made again.
 set -eu
 GUAC_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 GUAC_ARCH=arm64
 . "$GUAC_TOP/scripts/vm/lib.sh"
 
 dest=${1:-$GUAC_VM_CACHE/arm64-sysroot}
-pkgs="libssl-dev libssl3 libcmocka-dev libcmocka0"
+pkgs="libssl-dev libssl3 libblkid-dev libblkid1 libcmocka-dev libcmocka0"
 release=bookworm
 
-if [ -f "$dest/.done" ]; then
+complete() {
+	[ -f "$dest/.done" ] || return 1
+	for p in $pkgs; do
+		grep -q "^\./${p}_" "$dest/.done" || return 1
+	done
+}
+if complete; then
 	echo "$dest"
 	exit 0
 fi
@@ -42,8 +50,9 @@ mkdir -p "$dest.new"
 for deb in "$debs"/*_arm64.deb; do
 	dpkg-deb -x "$deb" "$dest.new"
 done
-[ -f "$dest.new/usr/lib/aarch64-linux-gnu/libcrypto.a" ] ||
-	guac_die "no libcrypto.a for arm64 in $debs"
+for a in libcrypto.a libblkid.a; do
+	[ -f "$dest.new/usr/lib/aarch64-linux-gnu/$a" ] || guac_die "no $a for arm64 in $debs"
+done
 (cd "$debs" && ls ./*.deb) >"$dest.new/.done"
 rm -rf "$dest"
 mv "$dest.new" "$dest"

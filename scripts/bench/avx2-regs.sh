@@ -83,7 +83,7 @@ for v in regs16 regs32; do
 		grep -E 'instructions|vector ALU|  load|store'
 	cp "$U/libguac.a" "$OUT/libguac-$v.a"
 	(cd "$OUT" && ar r "libguac-$v.a" core_avx2.o)
-	"$CC" -O2 -o "$OUT/guac-$v" "${objs[@]}" "$OUT/libguac-$v.a" -lcrypto -lpthread -lm
+	"$CC" -O2 -o "$OUT/guac-$v" "${objs[@]}" "$OUT/libguac-$v.a" -lblkid -lcrypto -lpthread -lm
 done
 
 want=$("$U/guac" gen --impl avx2 --offset 1000003 --length 4M | sha256sum)

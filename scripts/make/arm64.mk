@@ -16,11 +16,11 @@
 #                          make check)
 #
 # On amd64: aarch64-linux-gnu-gcc and qemu-aarch64-static (scripts/install-deps.sh);
-# libcrypto (libcrypto.a for the static tool) and cmocka (shared only, for the
+# libcrypto and libblkid (their .a for the static tool) and cmocka (shared only, for the
 # tests) from Debian's arm64 .debs, which scripts/arm64/sysroot.sh fetches with
 # the private apt and unpacks into a sysroot in the cache (nothing is installed
 # and no architecture is added on the host). On arm64: the native cc and the
-# installed libssl-dev and libcmocka-dev.
+# installed libssl-dev, libblkid-dev and libcmocka-dev.
 
 ARM64_BUILD := $(BUILD)/arm64
 ARM64_USER  := $(ARM64_BUILD)/userspace

@@ -28,6 +28,7 @@
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
+#include "write_target.h"
 
 #define WRITE_EXIT_INTERRUPTED 130	/* 128 + SIGINT, as shells report it */
 
@@ -37,6 +38,7 @@ struct write_args {
 	bool length_given;
 	enum guac_direct direct;
 	bool sync, resume, allow_overcommit;
+	bool force, dry_run;		/* write over signatures; only print the plan */
 	const char *manifest;
 	const char *shard_arg, *shards_arg;
 	const char *host;		/* --host, else GUAC_HOST, else gethostname() */
@@ -54,8 +56,12 @@ static void write_usage(FILE *f)
 	fprintf(f,
 		"Usage: guac write [OPTIONS] TARGET\n\n"
 		"Write the guacamole stream to TARGET, a block device or a regular file (created\n"
-		"if missing, never truncated): byte --seek + k of TARGET gets byte --offset + k\n"
-		"of the stream seen from block --origin, what `guac gen` prints.\n\n"
+		"if missing, never truncated; never under /dev, /proc or /sys): byte --seek + k\n"
+		"of TARGET gets byte --offset + k of the stream seen from block --origin, what\n"
+		"`guac gen` prints. A target that holds a file system, partition table, RAID or\n"
+		"LVM member (libblkid's signatures, as wipefs lists them) is refused unless\n"
+		"--force; one in use (mounted, swap, held by dm or md, or a partition of it)\n"
+		"or read-only is refused always.\n\n"
 		"  -o, --offset BYTES   stream position of the first byte written (default 0)\n"
 		"  -n, --length BYTES   bytes to write (default: the rest of TARGET from --seek;\n"
 		"                       required for a file that is not that long)\n"
@@ -84,6 +90,12 @@ static void write_usage(FILE *f)
 		"      --host NAME      the host the manifest records (default: GUAC_HOST, else\n"
 		"                       the host name): the name a fleet's inventory uses,\n"
 		"                       such as Slurm's SLURMD_NODENAME or a pod's node\n"
+		"  -f, --force          write over the signatures found on TARGET (file system,\n"
+		"                       partition table, RAID or LVM member); not over a\n"
+		"                       target in use\n"
+		"      --dry-run        check everything, print the plan (target, its kind, size\n"
+		"                       and signatures, the range, the manifest) and write\n"
+		"                       nothing, not even the manifest\n"
 		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
@@ -92,8 +104,8 @@ static void write_usage(FILE *f)
 		"Ctrl-C stops cleanly after the current block and records the progress.\n"
 		"A progress line (bytes, rate, ETA) goes to standard error when it is a terminal.\n"
 		GUAC_NUMBERS_HELP "\n"
-		"Exit status: 0 written and fsynced, 2 a usage or I/O error (ENOSPC, EIO),\n"
-		"130 interrupted.\n", guac_impl_choices());
+		"Exit status: 0 written and fsynced (--dry-run: the write would go ahead), 2 a\n"
+		"usage or I/O error (ENOSPC, EIO) or a target refused, 130 interrupted.\n", guac_impl_choices());
 }
 
 /*
@@ -147,13 +159,15 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		{ "shards", required_argument, NULL, 'K' },
 		{ "impl", required_argument, NULL, 'i' },
 		{ "host", required_argument, NULL, 'H' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "dry-run", no_argument, NULL, 'N' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:n:j:m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:n:j:m:fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!guac_parse_u64("offset", optarg, &a->offset))
@@ -221,6 +235,12 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		case 'H':
 			a->host = optarg;
 			break;
+		case 'f':
+			a->force = true;
+			break;
+		case 'N':
+			a->dry_run = true;
+			break;
 		case 'V':
 			guac_print_version();
 			exit(GUAC_EXIT_OK);
@@ -243,11 +263,18 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 	return GUAC_EXIT_OK;
 }
 
-/* Size and sector of TARGET before it is opened for writing; a missing file is empty. */
-static bool write_probe(const char *path, struct guac_target *t)
+/*
+ * Size and sector of TARGET before it is opened for writing, and what is
+ * on it (@p); a missing file is empty. A target that cannot be meant (a
+ * missing device, a read-only one) is refused here.
+ */
+static bool write_probe(const char *path, struct guac_target *t, struct guac_probe *p)
 {
 	struct stat st;
 
+	guac_probe_target(path, p);
+	if (!write_target_usable(path, p))
+		return false;
 	if (stat(path, &st) && errno == ENOENT) {
 		memset(t, 0, sizeof(*t));
 		snprintf(t->path, sizeof(t->path), "%s", path);
@@ -664,6 +691,7 @@ int guac_cmd_write(int argc, char **argv)
 	static struct write_args a = { .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
 	static struct guac_manifest m, old;
 	static struct guac_target t;
+	static struct guac_probe probe;
 	static char target_abs[sizeof(m.target_path)];
 	static struct guac_io io;
 	static atomic_bool stop;
@@ -672,6 +700,7 @@ int guac_cmd_write(int argc, char **argv)
 	struct guac_shard shard;
 	uint64_t shard_start, shard_end, durable, done, total;
 	bool have_old = false, durable_ok;
+	const struct guac_manifest *resume_of;
 	char human[32], rate[32], soff[32];
 	unsigned int i;
 	int ret, first_err = 0, thread_err;
@@ -703,7 +732,7 @@ int guac_cmd_write(int argc, char **argv)
 		return GUAC_EXIT_ERROR;
 	if (!write_checkpoint_seconds(&io.checkpoint_seconds))
 		return GUAC_EXIT_ERROR;
-	if (!write_probe(a.target, &t))
+	if (!write_probe(a.target, &t, &probe))
 		return GUAC_EXIT_ERROR;
 
 	/* Everything that can be wrong is found here, before the open for writing. */
@@ -780,6 +809,18 @@ int guac_cmd_write(int argc, char **argv)
 		}
 		have_old = true;
 	}
+	/* Resuming its own recorded fill, guac counts only what is in the bytes it wrote. */
+	resume_of = a.resume && have_old && !strcmp(old.target_path, target_abs) ? &old : NULL;
+	if (a.dry_run) {
+		write_target_plan(&(struct write_plan){ a.target, a.manifest,
+			t.kind == GUAC_TARGET_BLOCK, t.size, t.sector, t.serial, t.wwid, a.origin,
+			a.offset, a.seek, a.length, shard_start, shard_end, shard.index,
+			shard.count }, &probe, resume_of);
+		return write_target_clear(a.target, &probe, resume_of, a.force) ? GUAC_EXIT_OK :
+		       GUAC_EXIT_ERROR;
+	}
+	if (!write_target_clear(a.target, &probe, resume_of, a.force))
+		return GUAC_EXIT_ERROR;
 
 	if (!guac_target_open(&t, a.target, true, a.direct, a.sync))
 		return GUAC_EXIT_ERROR;
@@ -955,8 +996,9 @@ int guac_cmd_write(int argc, char **argv)
 	else
 		printf("DURABLE: ");
 	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced) at device bytes %" PRIu64
-	       "-%" PRIu64 " of '%s': stream offset %s, origin %" PRIu64,
-	       durable, total, human, io.base, io.base + total - 1, a.target,
+	       "-%" PRIu64 " of %s '%s': stream offset %s, origin %" PRIu64,
+	       durable, total, human, io.base, io.base + total - 1,
+	       t.kind == GUAC_TARGET_BLOCK ? "block device" : "file", a.target,
 	       guac_spos_str(soff, sizeof(soff), stream.start), a.origin);
 	if (shard.count > 1)
 		printf(", shard %u/%u", shard.index, shard.count);

@@ -21,8 +21,7 @@
 #include "target.h"
 #include "util.h"
 
-/* First line of a sysfs file, without the newline; false if absent or empty. */
-static bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size)
+bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size)
 {
 	char path[PATH_MAX + 64];
 	FILE *f;

@@ -67,6 +67,9 @@ unsigned int guac_dir_sector(const char *path);
  */
 bool guac_target_stamp(const struct guac_target *t, char *buf, size_t size);
 
+/* First line of sysfs file @dir/@name, without the newline; false if absent or empty. */
+bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size);
+
 /* "direct" or "buffered", for reports. */
 const char *guac_target_mode(const struct guac_target *t);
 

@@ -21,8 +21,7 @@
 #include "target.h"
 #include "util.h"
 
-/* First line of a sysfs file, without the newline; false if absent or empty. */
-static bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size)
+bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size)
 {
 	char path[PATH_MAX + 64];
 	FILE *f;
@@ -41,11 +40,7 @@ static bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t
 	return n > 0;
 }
 
-/*
- * The sysfs directory of the whole disk holding device @dev: partitions
- * have no serial or WWN of their own, their parent has.
- */
-static bool guac_sysfs_disk(dev_t dev, char *dir, size_t size)
+bool guac_sysfs_disk(dev_t dev, char *dir, size_t size)
 {
 	char link[64], real[PATH_MAX], tmp[PATH_MAX + 16];
 	struct stat st;

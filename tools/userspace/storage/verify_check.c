@@ -1047,6 +1047,12 @@ void verify_save_progress(struct verify_run *run, bool running)
 	m->verify_bad_sectors = run->prior_bad;
 	m->verify_unreadable_sectors = run->prior_unreadable;
 	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
+	/*
+	 * A manifest from before identities (version 5 and older): the target
+	 * this whole check reads, from its start, is the one its record is of.
+	 */
+	if (!m->identity[0])
+		snprintf(m->identity, sizeof(m->identity), "%s", run->ident);
 	/* Where they are (version 4): unknown for good once a count came without places. */
 	m->verify_places = !run->record.unknown;
 	m->verify_bad_ranges = m->verify_places ? run->record.nranges : 0;

@@ -75,13 +75,6 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 	static char ident[600];
 	char d[512];
 
-	/* Another target (identity.h): a part on another host's local file system, too. */
-	if (a->identity[0] && b->identity[0] && !guac_ident_diff(a->identity, b->identity, d,
-								  sizeof(d))) {
-		snprintf(ident, sizeof(ident), "target identity (%s)", d);
-		*why = ident;
-		return false;
-	}
 	*why = a->origin != b->origin ? "origin" :
 	       a->stream_offset != b->stream_offset ? "stream_offset" :
 	       a->device_offset != b->device_offset ? "device_offset" :
@@ -101,6 +94,12 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 		*/
 	       (!strcmp(a->target_type, "file") || (!a->serial[0] && !a->wwid[0])) &&
 	       strcmp(a->target_path, b->target_path) ? "target path" : NULL;
+	/* Another target (identity.h): a part on another host's local file system, too. */
+	if (!*why && a->identity[0] && b->identity[0] &&
+	    !guac_ident_diff(a->identity, b->identity, d, sizeof(d))) {
+		snprintf(ident, sizeof(ident), "target identity (%s)", d);
+		*why = ident;
+	}
 	return !*why;
 }
 

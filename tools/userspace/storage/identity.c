@@ -383,9 +383,9 @@ const char *guac_record_trust(const struct guac_manifest *m, const char *ident_n
 		snprintf(why, size, "no check is recorded");
 	} else if (m->version < 3 || !m->verify_stamp[0]) {
 		snprintf(why, size, "the check is recorded without the target's stamp (%s), so "
-			 "nothing shows the target unchanged since; and records of manifest version "
-			 "2 could say complete for checks that were not", m->version < 3 ?
-			 "manifest version 2" : "its target_stamp is null");
+			 "nothing shows the target unchanged since; and an older guac's records "
+			 "(manifest version 2) could say complete for checks that were not",
+			 m->version < 3 ? "manifest version 2" : "its target_stamp is null");
 	} else if (!m->identity[0]) {
 		snprintf(why, size, "the manifest (version %u) records no identity of its target, "
 			 "only its path: which disk or file the check was of is not known (a guac "

@@ -490,7 +490,7 @@ int guac_cmd_verify(int argc, char **argv)
 			 strerror(run.fatal_errno));
 	for (i = 0; i < run.nsample; i++)
 		free(run.sample[i].data);
-	if (!run.manifest && !run.origin_given && !verify_ok(&run) && run.checked)
+	if (!run.manifest && !run.origin_given && run.mismatch.nranges)
 		guac_err("note: no --origin or --manifest, so origin 0 was checked; guac write "
 			 "draws a fresh origin for every fill and prints it (\"origin N\" in its "
 			 "last line): give --origin N, or the fill's --manifest");

@@ -102,6 +102,19 @@ edit_report k.json 's/"bad_sectors": 4,/"bad_sectors": 0,/'
 check "F8: classes that do not sum to bad_sectors: not OK (exit $rc)" \
 	"grep -q '\"bad_sectors\": 0,' k.json && [ $rc -ne 0 ] && grep -q 'UNVERIFIED' out"
 
+# Merge: the parts of one fill of a file on a local file system, one of them
+# written on another host (its identity's host edited, as a second host's
+# would be): two files, not one; refused.
+for k in 0 1; do
+	"$GUAC" write --origin 5 --length 1M --shard $k/2 -m p$k.json p.img >/dev/null 2>&1
+done
+sed -i 's/ host=[^ "]*/ host=othernode/' p1.json
+reseal p1.json
+"$GUAC" manifest merge pm.json p0.json p1.json >out 2>&1
+rc=$?
+check "merge: a part of a local file written on another host is refused (exit $rc)" \
+	"[ $rc -eq 1 ] && grep -q 'target identity (its host differs' out && [ ! -e pm.json ]"
+
 if [ "$(id -u)" -ne 0 ]; then
 	for t in "F2: re-attached loop device" "F2: write over it" "F2: report" "F12"; do
 		ok "# SKIP $t: needs root (loop devices, mount)"

@@ -146,11 +146,12 @@ static void id_block(const struct guac_target *t, const struct stat *st, char *o
 		if (guac_sysfs_read(part, "start", val, sizeof(val)))
 			id_put(out, size, "start", val);
 	}
+	/* Where it is (compared only where nothing else names the medium). */
+	guac_ident_host(host, sizeof(host));
+	id_put(out, size, "host", host);
 	if (serial[0] || wwid[0])
 		return;
 	/* Nothing names the medium: this host's this attachment of it does. */
-	guac_ident_host(host, sizeof(host));
-	id_put(out, size, "host", host);
 	id_boot(boot, sizeof(boot));
 	id_put(out, size, "boot", boot);
 	if (t->fd >= 0 && !ioctl(t->fd, BLKGETDISKSEQ, &seq))
@@ -232,7 +233,7 @@ bool guac_ident_diff(const char *then, const char *now, char *why, size_t size)
 					     "start", "host", "boot", "diskseq", "fstype", "fsid",
 					     "dev", "ino", NULL };
 	char a[512], b[512], sa[8], sb[8];
-	bool shared;
+	bool shared, named;
 	size_t i;
 
 	if (strcspn(then, " ") != strcspn(now, " ") || strncmp(then, now, strcspn(now, " "))) {
@@ -243,9 +244,13 @@ bool guac_ident_diff(const char *then, const char *now, char *why, size_t size)
 	id_get(then, "shared", sa, sizeof(sa));
 	id_get(now, "shared", sb, sizeof(sb));
 	shared = sa[0] && sb[0];
+	/* A disk its serial or WWN names is that disk on any host. */
+	id_get(then, "serial", a, sizeof(a));
+	id_get(then, "wwid", b, sizeof(b));
+	named = !strncmp(then, "block", 5) && (a[0] || b[0]);
 	for (i = 0; keys[i]; i++) {
-		if (shared && (!strcmp(keys[i], "host") || !strcmp(keys[i], "dev") ||
-			       !strcmp(keys[i], "fsid")))
+		if ((shared && (!strcmp(keys[i], "host") || !strcmp(keys[i], "dev") ||
+				!strcmp(keys[i], "fsid"))) || (named && !strcmp(keys[i], "host")))
 			continue;
 		id_get(then, keys[i], a, sizeof(a));
 		id_get(now, keys[i], b, sizeof(b));

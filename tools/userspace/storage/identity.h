@@ -6,7 +6,7 @@
  * A target is known by what it is, not by its path: a block device by its
  * serial, WWN, model and size (and, when it has neither serial nor WWN, by
  * the host, the boot and the kernel's diskseq: a re-attached loop or nbd
- * device is a new medium); a file by the host, its file system (statfs type
+ * device is a new medium; its host is recorded either way, for the report); a file by the host, its file system (statfs type
  * and fsid), its device and inode. The identity is one string of key=value
  * words, recorded by guac write (manifest "target.identity", version 6) and
  * compared by write --resume, verify, verify --resume, manifest merge and

@@ -686,7 +686,7 @@ int guac_cmd_write(int argc, char **argv)
 	int ret, first_err = 0, thread_err;
 	uint64_t first_err_pos = 0;
 	bool failed, saved = true;
-	char lost_why[256];
+	char lost_why[256], ident_why[512];
 	const char *lost;
 	struct stat st;
 
@@ -812,13 +812,13 @@ int guac_cmd_write(int argc, char **argv)
 	/* A manifest of another target (its identity differs) is not this fill's to continue. */
 	guac_ident_of(&t, m.identity, sizeof(m.identity));
 	if (have_old && old.identity[0] &&
-	    !guac_ident_diff(old.identity, m.identity, lost_why, sizeof(lost_why))) {
+	    !guac_ident_diff(old.identity, m.identity, ident_why, sizeof(ident_why))) {
 		char which[512];
 
 		guac_ident_describe(m.identity, which, sizeof(which));
 		guac_err("refusing to write: '%s' records another target than '%s' (%s); this is "
 			 "%s. Its fill and history are not this target's: give another --manifest "
-			 "(or move that one away); nothing written", a.manifest, a.target, lost_why,
+			 "(or move that one away); nothing written", a.manifest, a.target, ident_why,
 			 which);
 		guac_target_close(&t);
 		if (!existed)

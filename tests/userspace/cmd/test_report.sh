@@ -36,7 +36,7 @@ check "... written and verified are shown" "grep -E ' OK +4.00 MiB +4.00 MiB +-$
 
 # Bad sectors: zeroed, and the earlier fill's data (origin 6) where origin 7 belongs.
 "$GUAC" write --origin 6 -n 4M -m "$d/c.json" "$tmp/c" >/dev/null 2>&1
-"$GUAC" write --origin 7 -n 4M -m "$d/c.json" "$tmp/c" >/dev/null 2>&1
+"$GUAC" write --origin 7 --force -n 4M -m "$d/c.json" "$tmp/c" >/dev/null 2>&1
 dd if=/dev/zero of="$tmp/c" bs=512 seek=100 count=3 conv=notrunc status=none
 "$GUAC" gen --origin 6 --offset 2M --length 1024 | dd of="$tmp/c" bs=512 seek=4096 conv=notrunc status=none
 "$GUAC" verify -m "$d/c.json" >/dev/null 2>&1
@@ -102,8 +102,11 @@ check "one disk in two manifests: both DUPLICATE (exit 1), each naming the other
 	"[ \$? -eq 1 ] && [ \$(grep -c 'a: DUPLICATE: the same disk as' '$tmp/out') -eq 2 ] &&
 	 grep -q \"same disk as '$tmp/a-copy.json' (its own state OK)\" '$tmp/out'"
 # Shards of one target are parts, not duplicates.
+# (Both written before either is checked: a write after a check makes it stale.)
 for k in 0 1; do
 	"$GUAC" write --origin 8 -n 4M --shard $k/2 -m "$tmp/s$k.json" "$tmp/s" >/dev/null 2>&1
+done
+for k in 0 1; do
 	"$GUAC" verify -m "$tmp/s$k.json" >/dev/null 2>&1
 done
 "$GUAC" report "$tmp/s0.json" "$tmp/s1.json" >"$tmp/out" 2>&1
@@ -117,8 +120,8 @@ check "a shard whose sibling's manifest is not given: the missing shard is a MIS
 "$GUAC" write --origin 9 -n 4M --shard 1/2 -m "$tmp/t1.json" "$tmp/s" >/dev/null 2>&1
 "$GUAC" verify -m "$tmp/t1.json" >/dev/null 2>&1
 "$GUAC" report "$tmp/s0.json" "$tmp/t1.json" >"$tmp/out" 2>&1
-check "... and a shard of another fill (origin 9) does not stand in for it" \
-	"[ \$? -eq 1 ] && grep -qx '4 disks: 2 OK, 2 MISSING' '$tmp/out'"
+check "... and a shard of another fill (origin 9) does not stand in for it (and, written over the file after its check, makes shard 0 CHANGED)" \
+	"[ \$? -eq 1 ] && grep -qx '4 disks: 1 OK, 1 CHANGED, 2 MISSING' '$tmp/out'"
 
 # Expected disks: a missing manifest is named; a directory is read whole.
 cat >"$tmp/expect" <<EOT
@@ -155,7 +158,7 @@ check "an empty directory: no disk is not a fleet that is OK (exit 1)" "[ \$? -e
 
 # ids FILE SERIAL WWID: give a manifest's target that serial and WWID (null: none).
 ids() {
-	sed -i "s/\"serial\": [^,]*, \"wwid\": [^}]*}/\"serial\": $2, \"wwid\": $3}/" "$1"
+	sed -i "s/\"serial\": [^,]*, \"wwid\": [^,}]*/\"serial\": $2, \"wwid\": $3/" "$1"
 	reseal "$1"
 }
 # good HOST NAME: a good disk (file) NAME written and checked from HOST (GUAC_HOST), manifest h/NAME.json.

@@ -482,8 +482,11 @@ class Case:
         a = [self.g, "write", path, "--length", fill["length"], "--buffered"]
         if fill["offset"] or r.random() < 0.3:
             a += ["--offset", fill["offset"]]
-        if fill["origin"] or r.random() < 0.3:
-            a += ["--origin", fill["origin"]]
+        # The origin is always given (the default is a fresh random one), and
+        # --force: the model refills with near origins on purpose.
+        if not fill["origin"]:
+            r.random()  # as before, so that a seed draws what it drew
+        a += ["--origin", fill["origin"], "--force"]
         if fill["seek"] or r.random() < 0.3:
             a += ["--seek", fill["seek"]]
         if fill["jobs"] > 1 or r.random() < 0.3:

@@ -70,8 +70,8 @@ expect_json() {
 # scenario NAME TARGET [DD-READ-FLAGS]: two passes, corruption, verify.
 scenario() {
 	name=$1 t=$2 man="$tmp/$1.manifest"
-	"$GUAC" write --length $SIZE --origin $OLD -m "$man" "$t" >"$tmp/w1" 2>&1 &&
-		"$GUAC" write --length $SIZE --origin $NEW -m "$man" "$t" >"$tmp/w2" 2>&1
+	"$GUAC" write --length $SIZE --force --origin $OLD -m "$man" "$t" >"$tmp/w1" 2>&1 &&
+		"$GUAC" write --length $SIZE --force --origin $NEW -m "$man" "$t" >"$tmp/w2" 2>&1
 	rc=$?
 	check "$name: two passes written (origins $OLD, then $NEW)" "[ $rc -eq 0 ]"
 	corrupt "$t" "${3:-}"
@@ -110,7 +110,7 @@ scenario() {
 # wrapped NAME TARGET [DD-READ-FLAGS]: 1 MiB of real storage claiming 8 MiB.
 wrapped() {
 	name=$1 t=$2 man="$tmp/$1.manifest" mib=0
-	"$GUAC" write --length $SIZE --origin $NEW -m "$man" "$t" >"$tmp/w3" 2>&1
+	"$GUAC" write --length $SIZE --force --origin $NEW -m "$man" "$t" >"$tmp/w3" 2>&1
 	rc=$?
 	check "$name: pass written" "[ $rc -eq 0 ]"
 	# Written in order, every MiB's last writer is the last MiB: copy it down.
@@ -140,8 +140,8 @@ wrapped() {
 many() {
 	name=$1 t="$tmp/many" man="$tmp/many.manifest"
 	truncate -s $SIZE "$t"
-	"$GUAC" write --length $SIZE --origin $OLD -m "$man" "$t" >"$tmp/w4" 2>&1 &&
-		"$GUAC" write --length $SIZE --origin $NEW -m "$man" "$t" >"$tmp/w5" 2>&1
+	"$GUAC" write --length $SIZE --force --origin $OLD -m "$man" "$t" >"$tmp/w4" 2>&1 &&
+		"$GUAC" write --length $SIZE --force --origin $NEW -m "$man" "$t" >"$tmp/w5" 2>&1
 	rc=$?
 	check "$name: two passes written" "[ $rc -eq 0 ]"
 	# LBAs 100-1599 zeros, 1600-2799 the earlier pass's (stale), 2800-2804 torn
@@ -201,7 +201,7 @@ many() {
 		"grep -Eq '\"searched_classes\":[{]\"STALE_ORIGIN\":0,\"MISDIRECTED\":[0-2],\"WRAPPED\":0,\"UNKNOWN\":(998|999|1000)[}]' '$tmp/many.json'"
 
 	# A clean check: no classes in the text or the JSON, a bad list of one header line.
-	"$GUAC" write --length $SIZE --origin $NEW -m "$man" "$t" >"$tmp/w6" 2>&1
+	"$GUAC" write --length $SIZE --force --origin $NEW -m "$man" "$t" >"$tmp/w6" 2>&1
 	"$GUAC" verify --sector 512 -m "$man" --bad-list "$tmp/clean.list" "$t" >"$tmp/clean.txt" 2>&1
 	rc=$?
 	check "$name: clean: exit 0, the OK and mode lines only" \
@@ -224,7 +224,7 @@ origins() {
 	t="$tmp/origins" man="$tmp/origins.manifest"
 	truncate -s $((4 << 20)) "$t"
 	for o in 5 6 7 8 100; do
-		"$GUAC" write --length $((4 << 20)) --origin $o -m "$man" "$t" >"$tmp/w7" 2>&1
+		"$GUAC" write --length $((4 << 20)) --force --origin $o -m "$man" "$t" >"$tmp/w7" 2>&1
 	done
 	"$GUAC" gen --origin 5 --offset $((10 * 512)) --length $((10 * 512)) |
 		dd of="$t" bs=512 seek=10 conv=notrunc iflag=fullblock status=none

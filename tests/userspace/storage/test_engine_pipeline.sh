@@ -53,9 +53,9 @@ tap_begin
 
 # 1. guac write: the same bytes with the generator thread and without.
 LEN=$((4 << 20))
-"$GUAC" write --buffered --bs 64K --jobs 2 --length $LEN "$tmp/w.on" >/dev/null 2>&1
+"$GUAC" write --origin 0 --buffered --bs 64K --jobs 2 --length $LEN "$tmp/w.on" >/dev/null 2>&1
 rc_on=$?
-GUAC_IO_PIPELINE=0 "$GUAC" write --buffered --bs 64K --jobs 2 --length $LEN "$tmp/w.off" >/dev/null 2>&1
+GUAC_IO_PIPELINE=0 "$GUAC" write --origin 0 --buffered --bs 64K --jobs 2 --length $LEN "$tmp/w.off" >/dev/null 2>&1
 rc_off=$?
 check "write, 2 jobs of 32 blocks: the same bytes with and without the pipeline, guac gen's" \
 	"[ $rc_on -eq 0 ] && [ $rc_off -eq 0 ] && cmp -s '$tmp/w.on' '$tmp/w.off' && \"$GUAC\" gen --length $LEN | cmp -s - '$tmp/w.on'"
@@ -167,7 +167,7 @@ else
 	BIG=$((64 << 20))
 	truncate -s $BIG "$tmp/big"
 	if loop=$(losetup -f --show "$tmp/big"); then
-		"$GUAC" write "$loop" >/dev/null 2>&1
+		"$GUAC" write --origin 0 "$loop" >/dev/null 2>&1
 		for p in 1 0; do
 			GUAC_IO_PIPELINE=$p "$GUAC" verify --direct --bs 512 --jobs 1 "$loop" >"$tmp/int$p" 2>&1 &
 			pid=$!

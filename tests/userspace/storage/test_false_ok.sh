@@ -32,7 +32,7 @@ json() {
 tap_begin
 
 # R1: a SHORT target must not be saved as a complete check for --resume.
-"$GUAC" write a.img --length 4M --jobs 2 --manifest a.json >/dev/null 2>&1
+"$GUAC" write --origin 0 a.img --length 4M --jobs 2 --manifest a.json >/dev/null 2>&1
 truncate -s 3M a.img
 "$GUAC" verify --manifest a.json >out 2>&1
 rc=$?
@@ -41,7 +41,7 @@ check "R1: verify of a truncated target says SHORT, exit 1" "[ $rc -eq 1 ] && gr
 rc=$?
 check "R1: --resume after SHORT is not OK (exit $rc)" "[ $rc -ne 0 ] && ! grep -q '^OK' out"
 # The INCOMPLETE variant: a fill that failed (EFBIG at 1 MiB).
-(ulimit -f 2048; "$GUAC" write i.img --length 4M --manifest i.json >/dev/null 2>&1)
+(ulimit -f 2048; "$GUAC" write --origin 0 i.img --length 4M --manifest i.json >/dev/null 2>&1)
 "$GUAC" verify --manifest i.json >/dev/null 2>&1
 "$GUAC" verify --manifest i.json --resume >out 2>&1
 rc=$?
@@ -50,8 +50,8 @@ check "R1: --resume of a failed fill prints no OK line and exits 1 (exit $rc)" \
 
 # R2: merge keeps no part's verify progress; parts of two targets do not merge.
 truncate -s 8M b.img
-"$GUAC" write b.img --shard 0/2 --manifest b-0.json >/dev/null 2>&1
-"$GUAC" write b.img --shard 1/2 --manifest b-1.json >/dev/null 2>&1
+"$GUAC" write --origin 0 b.img --shard 0/2 --manifest b-0.json >/dev/null 2>&1
+"$GUAC" write --origin 0 b.img --shard 1/2 --manifest b-1.json >/dev/null 2>&1
 poke b.img 1000 XXXX
 "$GUAC" verify --manifest b-0.json >/dev/null 2>&1
 check "R2: the damaged part's check fails" "[ $? -eq 1 ]"
@@ -60,8 +60,8 @@ check "R2: the damaged part's check fails" "[ $? -eq 1 ]"
 rc=$?
 check "R2: --resume of the merged manifest is not OK (exit $rc)" "[ $rc -ne 0 ] && ! grep -q '^OK' out"
 truncate -s 8M c1.img c2.img
-"$GUAC" write c1.img --shard 0/2 --manifest c-0.json >/dev/null 2>&1
-"$GUAC" write c2.img --shard 1/2 --manifest c-1.json >/dev/null 2>&1
+"$GUAC" write --origin 0 c1.img --shard 0/2 --manifest c-0.json >/dev/null 2>&1
+"$GUAC" write --origin 0 c2.img --shard 1/2 --manifest c-1.json >/dev/null 2>&1
 "$GUAC" manifest merge c-all.json c-0.json c-1.json >out 2>&1
 rc=$?
 check "R2: parts written to two different files do not merge (exit $rc)" \
@@ -76,7 +76,7 @@ rc=$?
 check "merge refuses to write its output over one of its parts (exit $rc)" "[ $rc -eq 2 ]"
 
 # R3: a stop between two manifest ranges must not end as OK.
-"$GUAC" write d.img --length 64M --jobs 64 --manifest d.json >/dev/null 2>&1
+"$GUAC" write --origin 0 d.img --length 64M --jobs 64 --manifest d.json >/dev/null 2>&1
 poke d.img $((63 * 1048576 + 100)) 'BAD!'
 false_ok=0 tries=0
 while [ $tries -lt 25 ]; do
@@ -109,8 +109,8 @@ check "R4: the stream past 2^64 verifies with --offset and --skip (exit $rc)" "[
 rc=$?
 check "R4: a plain verify across 2^64 (exit $rc)" "[ $rc -eq 0 ]"
 truncate -s 64K e3.img
-"$GUAC" write e3.img --offset $X --length 64K --shard 0/2 -m e3-0.json >/dev/null 2>&1
-"$GUAC" write e3.img --offset $X --length 64K --shard 1/2 -m e3-1.json >/dev/null 2>&1
+"$GUAC" write --origin 0 e3.img --offset $X --length 64K --shard 0/2 -m e3-0.json >/dev/null 2>&1
+"$GUAC" write --origin 0 e3.img --offset $X --length 64K --shard 1/2 -m e3-1.json >/dev/null 2>&1
 "$GUAC" gen --offset $X --length 64K >e3.ref
 check "R4: sharded writes across 2^64 write the stream" "cmp -s e3.img e3.ref"
 "$GUAC" manifest merge e3.json e3-0.json e3-1.json >/dev/null 2>&1 &&
@@ -121,12 +121,12 @@ check "R4: their merged manifest verifies (exit $rc)" "[ $rc -eq 0 ]"
 "$GUAC" verify -m e3.json >out 2>&1
 rc=$?
 check "R4: and offset 0's bytes do not pass for them (exit $rc)" "[ $rc -eq 1 ]"
-"$GUAC" write e4.img --offset $X --length 64K --jobs 4 >/dev/null 2>&1
+"$GUAC" write --origin 0 e4.img --offset $X --length 64K --jobs 4 >/dev/null 2>&1
 check "R4: a write with jobs across 2^64 writes the stream" "cmp -s e4.img e3.ref"
 
 # The diagnosis too: an older fill's data past 2^64 is that fill's (STALE_ORIGIN).
 "$GUAC" write e5.img --offset $X --length 64K --origin 5 -m e5.json >/dev/null 2>&1
-"$GUAC" write e5.img --offset $X --length 64K --origin 9 -m e5.json >/dev/null 2>&1
+"$GUAC" write e5.img --offset $X --length 64K --origin 9 --force -m e5.json >/dev/null 2>&1
 "$GUAC" gen --origin 5 --offset $X --length 64K |
 	dd of=e5.img bs=512 skip=40 seek=40 count=1 conv=notrunc status=none
 "$GUAC" verify -m e5.json >out 2>&1
@@ -140,11 +140,11 @@ check "R4: a stale sector past 2^64 is named STALE_ORIGIN (exit $rc)" \
 # and must not count as checked. Repair job 1's and --resume must still fail.
 r5=0
 for i in 1 2 3; do
-	"$GUAC" write f.img --length 32M --manifest f.json >/dev/null 2>&1
+	"$GUAC" write --origin 0 f.img --length 32M --manifest f.json >/dev/null 2>&1
 	poke f.img $((8388608 - 100)) Z
 	poke f.img $((16777216 + 1000)) Z
 	"$GUAC" verify --manifest f.json --jobs 2 --max-errors 1 --bs 8M >/dev/null 2>&1
-	"$GUAC" write f.img --seek 16777216 --offset 16777216 --length 4096 --buffered \
+	"$GUAC" write --origin 0 f.img --seek 16777216 --offset 16777216 --length 4096 --buffered \
 		>/dev/null 2>&1
 	"$GUAC" verify --manifest f.json --resume >out 2>&1
 	rc=$?
@@ -154,7 +154,7 @@ check "R5: --resume after --max-errors finds the sector left bad (3 runs, $r5 no
 	"[ $r5 -eq 0 ]"
 
 # R6: a check killed mid-way leaves no old "complete" behind.
-"$GUAC" write g.img --length 256M --manifest g.json >/dev/null 2>&1
+"$GUAC" write --origin 0 g.img --length 256M --manifest g.json >/dev/null 2>&1
 "$GUAC" verify --manifest g.json >/dev/null 2>&1
 poke g.img 1000 Z
 "$GUAC" verify --manifest g.json --jobs 1 --bs 4K >/dev/null 2>&1 &
@@ -168,7 +168,7 @@ check "R6: the killed check left the manifest saying it was running" \
 rc=$?
 check "R6: --resume after SIGKILL finds the damage (exit $rc)" "[ $rc -eq 1 ]"
 # A recorded complete check is no longer OK once the target has changed since.
-"$GUAC" write h.img --length 1M --manifest h.json >/dev/null 2>&1
+"$GUAC" write --origin 0 h.img --length 1M --manifest h.json >/dev/null 2>&1
 "$GUAC" verify --manifest h.json >/dev/null 2>&1
 sleep 0.01
 poke h.img 1000 Z
@@ -181,11 +181,11 @@ check "R6: --resume of a complete check of a target changed since is not OK (exi
 # but its verify record is not trusted: --resume starts from the beginning.
 # to_v2 FILE: rewrite a manifest as version 2.
 to_v2() {
-	sed -i 's/"version": 5/"version": 2/; /^  "host": /d; s/, "target_stamp": \("[^"]*"\|null\)//
+	sed -i 's/"version": 6/"version": 2/; /^  "host": /d; s/, "target_stamp": \("[^"]*"\|null\)//; s/, "identity": [^}]*}/}/
 		s/, "bad_ranges": [0-9]*, "classes": {[^}]*}, "bad": \[\]//' "$1"
 	reseal "$1"
 }
-"$GUAC" write v.img --length 1M --manifest v.json >/dev/null 2>&1
+"$GUAC" write --origin 0 v.img --length 1M --manifest v.json >/dev/null 2>&1
 to_v2 v.json
 "$GUAC" verify --manifest v.json >out 2>&1
 rc=$?
@@ -206,11 +206,11 @@ else
 	if mkfs.ext4 -q -F fs.img && loop=$(losetup -f --show fs.img) && mkdir mnt &&
 		mount -o data=journal "$loop" mnt; then
 		mnt=$tmp/mnt
-		"$GUAC" write mnt/j.img --length 1M --direct >out 2>&1
+		"$GUAC" write --origin 0 mnt/j.img --length 1M --direct >out 2>&1
 		rc=$?
 		check "R7: write --direct on ext4 data=journal is refused (exit $rc)" \
 			"[ $rc -eq 2 ] && grep -q 'direct I/O' out && [ ! -s mnt/j.img ]"
-		"$GUAC" write mnt/j.img --length 1M --buffered >/dev/null 2>&1
+		"$GUAC" write --origin 0 mnt/j.img --length 1M --buffered >/dev/null 2>&1
 		"$GUAC" verify mnt/j.img --direct >out 2>&1
 		rc=$?
 		check "R7: verify --direct there is refused (exit $rc)" \
@@ -242,7 +242,7 @@ check "unaligned pipe: all 2049 bad sectors counted ($(json bad_sectors out))" \
 
 # A sector larger than verify's 32 KiB slice is met in two pieces: the second
 # piece of a bad one must not end the comparison of the rest of the read.
-"$GUAC" write k.img --length 4M --manifest k.json >/dev/null 2>&1
+"$GUAC" write --origin 0 k.img --length 4M --manifest k.json >/dev/null 2>&1
 sed -i 's/"sector_size": 512/"sector_size": 65536/' k.json
 reseal k.json
 poke k.img 100 Z
@@ -259,7 +259,7 @@ check "a pipe without --length or a manifest is refused (exit $rc)" \
 	"[ $rc -eq 2 ] && grep -q -- '--length' out"
 
 # Shard variables narrow a whole manifest's check: the OK line says so.
-"$GUAC" write s.img --length 4M --manifest s.json >/dev/null 2>&1
+"$GUAC" write --origin 0 s.img --length 4M --manifest s.json >/dev/null 2>&1
 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=2 "$GUAC" verify --manifest s.json >out 2>&1
 rc=$?
 check "a shard's OK line names the shard and its source (exit $rc)" \

@@ -15,7 +15,7 @@ tap_begin
 f=$tmp/f m=$tmp/m.json
 "$GUAC" write --length 2M --jobs 2 --origin 5 --offset 1M -m "$m" "$f" >/dev/null 2>&1
 check "write -m exits 0" "[ \$? -eq 0 ]"
-for key in '"format": "guacrng-manifest"' '"version": 5' '"tool": "guac"' '"stream_version": 1' \
+for key in '"format": "guacrng-manifest"' '"version": 6' '"tool": "guac"' '"stream_version": 1' \
 	'"origin": 5' '"stream_offset": 1048576' '"device_offset": 0' '"length": 2097152' \
 	'"block_size": 1048576' '"sector_size": 512' '"status": "complete"' '"history": []' \
 	'"type": "file"' '"shard": {"index": 0, "count": 1}' '"started": "20' '"finished": "20'; do
@@ -53,11 +53,11 @@ check "a damaged copy: exit 1 at sector 2929" "[ \$? -eq 1 ] && grep -q 'sector 
 check "--origin with --manifest is a usage error" "[ \$? -eq 2 ]"
 
 # History: another origin over the same target keeps the old one.
-"$GUAC" write --length 2M --origin 9 -m "$m" "$f" >/dev/null 2>&1
+"$GUAC" write --length 2M --origin 9 --force -m "$m" "$f" >/dev/null 2>&1
 check "rewrite with origin 9: history holds origin 5" \
 	"grep -q '\"history\": \\[' '$m' && grep -q '{\"origin\": 5, \"stream_offset\": 1048576, \"device_offset\": 0, \"length\": 2097152' '$m'"
 check "rewrite: origin is now 9" "grep -q '^  \"origin\": 9,' '$m'"
-"$GUAC" write --length 2M --origin 9 -m "$m" "$f" >/dev/null 2>&1
+"$GUAC" write --length 2M --origin 9 --force -m "$m" "$f" >/dev/null 2>&1
 check "the same origin again adds no history entry" "[ \$(grep -c '{\"origin\": ' '$m') -eq 1 ]"
 
 # Damaged manifests: verify, show and write refuse them; the target is untouched.
@@ -80,9 +80,16 @@ printf '%s' "$good" | head -c 300 >"$tmp/bad.json"
 bad "truncated" "truncated"
 : >"$tmp/bad.json"
 bad "empty" "truncated"
-printf '%s' "$good" | sed 's/"version": 5/"version": 6/' >"$tmp/bad.json"
-bad "version 6 (a newer guac's)" "manifest version 6 is not supported .this guac reads versions 2 to 5; a newer guac wrote it"
-printf '%s' "$good" | sed 's/"version": 5/"version": 1/; /"checksum"/d; s/"verify": null,/"verify": null/' >"$tmp/bad.json"
+printf '%s' "$good" | sed 's/"version": 6/"version": 7/' >"$tmp/bad.json"
+bad "version 7 (a newer guac's)" "manifest version 7 is not supported .this guac reads versions 2 to 6; a newer guac wrote it"
+printf '%s' "$good" | sed 's/, "identity": [^}]*}/}/; s/"version": 6/"version": 5/' >"$tmp/bad.json"
+reseal "$tmp/bad.json"
+"$GUAC" manifest show "$tmp/bad.json" >/dev/null 2>&1
+check "a version 5 manifest (no identity) still loads" "[ \$? -eq 0 ]"
+printf '%s' "$good" | sed 's/"version": 6/"version": 5/' >"$tmp/bad.json"
+reseal "$tmp/bad.json"
+bad "version 5 with an identity" "unknown field \"identity\" in \"target\" .version 5 has none"
+printf '%s' "$good" | sed 's/"version": 6/"version": 1/; /"checksum"/d; s/"verify": null,/"verify": null/' >"$tmp/bad.json"
 bad "version 1 (no checksum)" "manifest version 1 is no longer read: it has no checksum"
 # Consistent edits pass every structural check: only the checksum sees them.
 printf '%s' "$good" | sed 's/2097152/1048576/g; s/"verified": [0-9]*/"verified": 0/' >"$tmp/bad.json"
@@ -131,9 +138,9 @@ g=$tmp/g
 for k in 0 1; do
 	"$GUAC" write --shard $k/2 --length 1M --origin 3 -m "$tmp/h$k.json" "$g" >/dev/null 2>&1
 done
-"$GUAC" write --shard 0/2 --length 1M --origin 4 -m "$tmp/h0.json" "$g" >/dev/null 2>&1
+"$GUAC" write --shard 0/2 --length 1M --origin 4 --force -m "$tmp/h0.json" "$g" >/dev/null 2>&1
 for k in 0 1; do
-	"$GUAC" write --shard $k/2 --length 1M --origin 8 -m "$tmp/h$k.json" "$g" >/dev/null 2>&1
+	"$GUAC" write --shard $k/2 --length 1M --origin 8 --force -m "$tmp/h$k.json" "$g" >/dev/null 2>&1
 done
 "$GUAC" manifest merge "$tmp/hm.json" "$tmp/h1.json" "$tmp/h0.json" >/dev/null 2>"$tmp/e"
 check "merge: exit 0" "[ \$? -eq 0 ]"

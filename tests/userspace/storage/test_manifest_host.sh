@@ -15,7 +15,7 @@ f=$tmp/f m=$tmp/m.json
 "$GUAC" write --length 1M --origin 5 -m "$m" "$f" >/dev/null 2>&1
 check "write -m exits 0" "[ \$? -eq 0 ]"
 host=$(uname -n)
-check "the manifest is version 5" "grep -qF '\"version\": 5,' '$m'"
+check "the manifest is version 6" "grep -qF '\"version\": 6,' '$m'"
 check "the manifest records the host ($host)" "grep -qxF '  \"host\": \"$host\",' '$m'"
 
 # The host named: --host, else GUAC_HOST (a Slurm node name, a pod's node),
@@ -37,16 +37,16 @@ check "GUAC_HOST not UTF-8: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'inval
 check "--help documents --host and GUAC_HOST" "[ \$? -eq 0 ] && \"$GUAC\" write --help | grep -q GUAC_HOST"
 
 # Version 3: the same manifest without host still loads and verifies.
-sed 's/"version": 5/"version": 3/; /^  "host": /d' "$m" >"$tmp/v3.json"
+sed 's/"version": 6/"version": 3/; /^  "host": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3.json"
 reseal "$tmp/v3.json"
 "$GUAC" manifest show "$tmp/v3.json" >"$tmp/o" 2>&1
 check "a version 3 manifest (no host) loads" "[ \$? -eq 0 ]"
 "$GUAC" verify --manifest "$tmp/v3.json" >"$tmp/o" 2>&1
 check "a version 3 manifest verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
-check "a save writes version 5 (host unknown: null)" \
-	"grep -qF '\"version\": 5,' '$tmp/v3.json' && grep -qxF '  \"host\": null,' '$tmp/v3.json'"
+check "a save writes version 6 (host unknown: null)" \
+	"grep -qF '\"version\": 6,' '$tmp/v3.json' && grep -qxF '  \"host\": null,' '$tmp/v3.json'"
 
-sed 's/"version": 5/"version": 3/' "$m" >"$tmp/v3h.json"
+sed 's/"version": 6/"version": 3/; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3h.json"
 reseal "$tmp/v3h.json"
 "$GUAC" manifest show "$tmp/v3h.json" >"$tmp/o" 2>&1
 check "a version 3 manifest with host is refused (status 2)" \

@@ -37,7 +37,7 @@ fi
 # origin 7's data (the previous fill's) at sector 100, and two bytes of
 # sector 7000. --max-errors 4 stops the first run after sector 100.
 "$GUAC" write -n 4M --origin 7 -m m.json t.img >/dev/null 2>&1
-"$GUAC" write -n 4M -m m.json t.img >/dev/null 2>&1
+"$GUAC" write -n 4M --origin 0 --force -m m.json t.img >/dev/null 2>&1
 dd if=/dev/zero of=t.img bs=512 seek=10 count=3 conv=notrunc status=none
 "$GUAC" gen --origin 7 --offset 51200 -n 512 | dd of=t.img bs=512 seek=100 conv=notrunc status=none
 printf 'ZZ' | dd of=t.img bs=1 seek=$((7000 * 512)) conv=notrunc status=none
@@ -99,10 +99,11 @@ check "--resume lists 64 and says how many more (exit $?)" \
 check "the completed record: 101 ranges counted, 64 kept" \
 	"py c.json 'v[\"bad_ranges\"] == 101 and len(v[\"bad\"]) == 64 and v[\"bad_sectors\"] == 101'"
 
-# A version 3 record (counts only) is still trusted for what it counted, but
-# its places are unknown: said so, and the record keeps them unknown.
+# A version 3 record (counts only, and no identity of its target) is not
+# trusted (docs/manifest.md, "Identity and trust"): --resume starts afresh
+# and the record it saves has its own places and the target's identity.
 to_v3() {
-	sed -i 's/"version": 5/"version": 3/; /^  "host": /d' "$1"
+	sed -i 's/"version": 6/"version": 3/; /^  "host": /d; s/, "identity": [^}]*}/}/' "$1"
 	python3 - "$1" <<'EOF'
 import re, sys
 t = open(sys.argv[1]).read()
@@ -115,7 +116,7 @@ cp m1.json m3.json
 to_v3 m3.json
 check "a version 3 manifest made for the test has no places" \
 	"grep -q '\"version\": 3' m3.json && ! grep -q 'bad_ranges' m3.json"
-"$GUAC" write -n 4M -m w.json t.img >/dev/null 2>&1	# restore the damage of the first run
+"$GUAC" write -n 4M --origin 0 -m w.json t.img >/dev/null 2>&1	# restore the damage of the first run
 dd if=/dev/zero of=t.img bs=512 seek=10 count=3 conv=notrunc status=none
 "$GUAC" gen --origin 7 --offset 51200 -n 512 | dd of=t.img bs=512 seek=100 conv=notrunc status=none
 printf 'ZZ' | dd of=t.img bs=1 seek=$((7000 * 512)) conv=notrunc status=none
@@ -132,13 +133,11 @@ EOF
 reseal m3.json
 "$GUAC" verify -m m3.json --resume >out 2>&1
 rc=$?
-check "--resume of a version 3 record: exit 1, the count kept, the places said unknown" \
-	"[ $rc -eq 1 ] && grep -q '^MISMATCH: RESUMED: the earlier run had found 4 bad' out && grep -q 'their places are not in the manifest' out && ! grep -q '^  mismatch bytes' out"
-check "the record saved after it keeps the places unknown (null), never partial" \
-	"py m3.json 'v[\"bad_ranges\"] is None and v[\"classes\"] is None and v[\"bad\"] == [] and v[\"bad_sectors\"] == 5'"
-"$GUAC" verify -m m3.json --resume --json >j 2>&1
-check "--json says null for the unknown places" \
-	"jpy j 'j[\"resumed_bad_ranges\"] is None and j[\"resumed_classes\"] is None'"
+check "--resume of a version 3 record starts afresh, saying why (exit $rc)" \
+	"[ $rc -eq 1 ] && grep -q '^NOTE: --resume started from the beginning: .*records no identity' out"
+check "the record saved after it has the places and classes of all 5 bad sectors" \
+	"py m3.json 'v[\"bad_ranges\"] == 3 and sum(v[\"classes\"].values()) == v[\"bad_sectors\"] == 5'"
+check "... and the target's identity" "grep -q '\"identity\": \"file ' m3.json"
 
 # Damaged lists are refused (status 2, a message naming the problem).
 refuse() {	# refuse NAME REGEX PYTHON-EDIT: the edited m1.json is refused.
@@ -159,7 +158,7 @@ refuse "a range past the fill" "outside the fill" 't = t.replace("\"device_offse
 refuse "an unknown class" "unknown class" 't = t.replace("\"class\": \"ALL_ZERO\"", "\"class\": \"ZEROS\"")'
 refuse "an unreadable range with a class" "unknown class" 't = t.replace("\"kind\": \"mismatch\", \"device_offset\": 5120", "\"kind\": \"unreadable\", \"device_offset\": 5120")'
 refuse "an unknown kind" "kind" 't = t.replace("\"kind\": \"mismatch\", \"device_offset\": 5120", "\"kind\": \"bad\", \"device_offset\": 5120")'
-refuse "places in a version 3 manifest" "unknown field \"bad_ranges\"" 't = t.replace("\"version\": 5", "\"version\": 3"); t = "\n".join(l for l in t.split("\n") if not l.startswith("  \"host\": "))'
+refuse "places in a version 3 manifest" "unknown field \"bad_ranges\"" 'import re; t = t.replace("\"version\": 6", "\"version\": 3"); t = re.sub(r", \"identity\": [^}]*\}", "}", t); t = "\n".join(l for l in t.split("\n") if not l.startswith("  \"host\": "))'
 refuse "a missing classes field" "missing field \"classes\"" 'import re; t = re.sub(r", \"classes\": \{[^}]*\}", "", t)'
 refuse "bad_ranges null with classes" "null together" 't = t.replace("\"bad_ranges\": 2", "\"bad_ranges\": null")'
 tap_end

@@ -13,14 +13,14 @@ tap_tmpdir
 tap_begin
 f=$tmp/f
 L=$((10 * 1048576 + 4096))	# 20488 sectors: 4 shards of 5122 sectors
-"$GUAC" write --shard 0/4 --length $L --jobs 2 -m "$tmp/p0.json" "$f" >/dev/null 2>&1
+"$GUAC" write --origin 0 --shard 0/4 --length $L --jobs 2 -m "$tmp/p0.json" "$f" >/dev/null 2>&1
 check "--shard 0/4 exits 0" "[ \$? -eq 0 ]"
-JOB_COMPLETION_INDEX=1 "$GUAC" write --shards 4 --length $L -m "$tmp/p1.json" "$f" >/dev/null 2>&1
+JOB_COMPLETION_INDEX=1 "$GUAC" write --origin 0 --shards 4 --length $L -m "$tmp/p1.json" "$f" >/dev/null 2>&1
 check "JOB_COMPLETION_INDEX=1 --shards 4 exits 0" "[ \$? -eq 0 ]"
-JOB_COMPLETION_INDEX=2 GUAC_SHARDS=4 "$GUAC" write --length $L -m "$tmp/p2.json" "$f" >/dev/null 2>&1
+JOB_COMPLETION_INDEX=2 GUAC_SHARDS=4 "$GUAC" write --origin 0 --length $L -m "$tmp/p2.json" "$f" >/dev/null 2>&1
 check "JOB_COMPLETION_INDEX=2 GUAC_SHARDS=4 exits 0" "[ \$? -eq 0 ]"
 SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_COUNT=4 SLURM_ARRAY_TASK_MIN=1 \
-	"$GUAC" write --length $L -m "$tmp/p3.json" "$f" >/dev/null 2>&1
+	"$GUAC" write --origin 0 --length $L -m "$tmp/p3.json" "$f" >/dev/null 2>&1
 check "SLURM_ARRAY_TASK_ID=4 of 1-4 exits 0" "[ \$? -eq 0 ]"
 for k in 0 1 2 3; do
 	check "part $k is shard $k/4" "grep -q '\"shard\": {\"index\": $k, \"count\": 4}' '$tmp/p$k.json'"
@@ -85,7 +85,7 @@ check "a missing part is a gap: exit 1, nothing written" \
 	"[ \$? -eq 1 ] && grep -q 'gap: shard 2/4 is missing' '$tmp/e' && [ ! -e '$tmp/gap.json' ]"
 "$GUAC" manifest merge "$tmp/ov.json" "$tmp/p0.json" "$tmp/p1.json" "$tmp/p1.json" "$tmp/p2.json" "$tmp/p3.json" >/dev/null 2>"$tmp/e"
 check "a part given twice is an overlap: exit 1" "[ \$? -eq 1 ] && grep -q 'overlap' '$tmp/e'"
-"$GUAC" write --shard 1/3 --length $L -m "$tmp/q1.json" "$tmp/g" >/dev/null 2>&1
+"$GUAC" write --origin 0 --shard 1/3 --length $L -m "$tmp/q1.json" "$tmp/g" >/dev/null 2>&1
 "$GUAC" manifest merge "$tmp/mix.json" "$tmp/p0.json" "$tmp/q1.json" >/dev/null 2>"$tmp/e"
 check "parts of different splits: exit 1 (shard count differs)" "[ \$? -eq 1 ] && grep -q 'shard count differs' '$tmp/e'"
 "$GUAC" write --shard 1/4 --length $L --origin 3 -m "$tmp/o1.json" "$tmp/g" >/dev/null 2>&1
@@ -94,7 +94,7 @@ check "parts of another origin: exit 1" "[ \$? -eq 1 ] && grep -q 'origin differ
 # A real incomplete part (a hand-edited one would fail the manifest's own checks):
 # the file size limit (EFBIG) stops shard 2 a MiB into its part.
 (ulimit -f $(((2 * 5122 * 512 + 1048576) / 1024)); trap '' XFSZ
-	"$GUAC" write --shard 2/4 --length $L -m "$tmp/i2.json" "$tmp/i2" >/dev/null 2>&1)
+	"$GUAC" write --origin 0 --shard 2/4 --length $L -m "$tmp/i2.json" "$tmp/i2" >/dev/null 2>&1)
 "$GUAC" manifest merge "$tmp/inc.json" "$tmp/p0.json" "$tmp/p1.json" "$tmp/i2.json" "$tmp/p3.json" >/dev/null 2>"$tmp/e"
 check "an incomplete part: exit 1" "[ \$? -eq 1 ] && grep -q 'is failed' '$tmp/e'"
 sed '0,/"length": \([0-9]*\)/s//"length": 512/' "$tmp/p1.json" >"$tmp/e1.json"
@@ -105,31 +105,31 @@ check "a part with edited lengths: exit 2 (inconsistent)" "[ \$? -eq 2 ] && grep
 printf 'keep' >"$tmp/k"
 for env in "SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_COUNT=4" "JOB_COMPLETION_INDEX=4 GUAC_SHARDS=4" \
 	"SLURM_ARRAY_TASK_ID=1"; do
-	env $env "$GUAC" write --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
+	env $env "$GUAC" write --origin 0 --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
 	rc=$?
 	check "$env: exit 2, target untouched" "[ $rc -eq 2 ] && [ \"\$(cat '$tmp/k')\" = keep ]"
 done
-"$GUAC" write --shard 5/4 --length 4096 "$tmp/k" >/dev/null 2>&1
+"$GUAC" write --origin 0 --shard 5/4 --length 4096 "$tmp/k" >/dev/null 2>&1
 check "--shard 5/4: exit 2" "[ \$? -eq 2 ] && [ \"\$(cat '$tmp/k')\" = keep ]"
 # More shards than sectors (4096 bytes: 8 of 512) cannot be meant: refused for
 # every shard, not only the empty ones, naming both numbers; nothing written.
 for k in 9 0 7; do
 	rm -f "$tmp/n"
-	"$GUAC" write --shard $k/16 --length 4096 "$tmp/n" >/dev/null 2>"$tmp/e"
+	"$GUAC" write --origin 0 --shard $k/16 --length 4096 "$tmp/n" >/dev/null 2>"$tmp/e"
 	rc=$?
 	check "--shard $k/16 of 8 sectors: exit 2, both numbers named, no file" \
 		"[ $rc -eq 2 ] && grep -q '16 shards .* 4096 bytes are only 8 sectors of 512 bytes' '$tmp/e' && [ ! -e '$tmp/n' ]"
 done
-JOB_COMPLETION_INDEX=0 GUAC_SHARDS=9 "$GUAC" write --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
+JOB_COMPLETION_INDEX=0 GUAC_SHARDS=9 "$GUAC" write --origin 0 --length 4096 "$tmp/k" >/dev/null 2>"$tmp/e"
 check "JOB_COMPLETION_INDEX=0 GUAC_SHARDS=9 of 8 sectors: exit 2, target untouched" \
 	"[ \$? -eq 2 ] && grep -q 'from JOB_COMPLETION_INDEX' '$tmp/e' && [ \"\$(cat '$tmp/k')\" = keep ]"
-"$GUAC" write --shard 7/8 --length 4096 "$tmp/n" >/dev/null 2>&1
+"$GUAC" write --origin 0 --shard 7/8 --length 4096 "$tmp/n" >/dev/null 2>&1
 check "--shard 7/8 of 8 sectors (one each) is written" "[ \$? -eq 0 ] && [ \$(stat -c %s '$tmp/n') -eq 4096 ]"
 # guac verify --shard: the same rule, plain and with a whole-fill manifest.
 "$GUAC" gen --length 4096 | "$GUAC" verify --length 4096 --shard 0/9 - >/dev/null 2>"$tmp/e"
 check "verify --shard 0/9 of 8 sectors: exit 2, both numbers named" \
 	"[ \$? -eq 2 ] && grep -q 'refusing to verify: 9 shards .* only 8 sectors' '$tmp/e'"
-"$GUAC" write --length 4096 -m "$tmp/w.json" "$tmp/w" >/dev/null 2>&1
+"$GUAC" write --origin 0 --length 4096 -m "$tmp/w.json" "$tmp/w" >/dev/null 2>&1
 "$GUAC" verify -m "$tmp/w.json" --shard 3/9 >/dev/null 2>"$tmp/e"
 check "verify -m (8 sectors) --shard 3/9: exit 2, both numbers named" \
 	"[ \$? -eq 2 ] && grep -q 'refusing to verify: 9 shards .* only 8 sectors' '$tmp/e'"

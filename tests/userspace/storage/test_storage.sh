@@ -47,7 +47,7 @@ if [ "$loops" != "$A $B" ]; then
 fi
 
 # 1. Write through loop A with O_DIRECT, read back through loop B with O_DIRECT.
-"$GUAC" write --jobs 2 -m "$tmp/a.json" "$A" >"$tmp/w.txt" 2>&1
+"$GUAC" write --origin 0 --jobs 2 -m "$tmp/a.json" "$A" >"$tmp/w.txt" 2>&1
 rc=$?
 check "write to $A exits 0" "[ $rc -eq 0 ]"
 check "write to a block device is direct by default" "grep -q 'direct I/O' '$tmp/w.txt'"
@@ -106,18 +106,18 @@ truncate -s 64M "$tmp/fs.img"
 if F=$(losetup -f --show "$tmp/fs.img") && loops="$loops $F" && mkfs.ext4 -q -b 4096 "$F" && mkdir "$tmp/mnt" &&
 	mount "$F" "$tmp/mnt"; then
 	mnts="$tmp/mnt"
-	"$GUAC" write --direct --length 16M --jobs 2 -m "$tmp/mnt/f.json" "$tmp/mnt/f" >"$tmp/fw.txt" 2>&1
+	"$GUAC" write --origin 0 --direct --length 16M --jobs 2 -m "$tmp/mnt/f.json" "$tmp/mnt/f" >"$tmp/fw.txt" 2>&1
 	check "write --direct to a file on ext4 on $F" "[ $? -eq 0 ] && grep -q 'direct I/O' '$tmp/fw.txt'"
 	"$GUAC" verify --direct -m "$tmp/mnt/f.json" >"$tmp/fv.txt" 2>&1
 	check "verify --direct of that file (target from the manifest)" "[ $? -eq 0 ] && grep -q '^mode: direct' '$tmp/fv.txt'"
 	"$GUAC" verify -m "$tmp/mnt/f.json" >"$tmp/fb.txt" 2>&1
 	check "files default to buffered, and say so" "[ $? -eq 0 ] && grep -q '^mode: buffered' '$tmp/fb.txt'"
-	"$GUAC" write --direct --seek 100 --length 1M "$tmp/mnt/g" >"$tmp/fu.txt" 2>&1
+	"$GUAC" write --origin 0 --direct --seek 100 --length 1M "$tmp/mnt/g" >"$tmp/fu.txt" 2>&1
 	check "write --direct --seek 100 is refused (unaligned) and creates nothing" \
 		"[ $? -eq 2 ] && [ ! -e '$tmp/mnt/g' ] && grep -q 'sectors' '$tmp/fu.txt'"
 	# 6. ENOSPC: a file larger than the file system (--allow-overcommit: past the
 	# check that refuses it up front, to meet ENOSPC for real).
-	"$GUAC" write --allow-overcommit --length 100M -m "$tmp/full.json" "$tmp/mnt/big" >"$tmp/full.txt" 2>&1
+	"$GUAC" write --origin 0 --allow-overcommit --length 100M -m "$tmp/full.json" "$tmp/mnt/big" >"$tmp/full.txt" 2>&1
 	rc=$?
 	done_bytes=$(grep -o '"done": [0-9]*' "$tmp/full.json" | sed 's/.*: //' | awk '{s += $1} END {print s}')
 	size=$(stat -c %s "$tmp/mnt/big")
@@ -136,7 +136,7 @@ fi
 mkdir "$tmp/ram"
 if mount -t ramfs ramfs "$tmp/ram" 2>/dev/null; then
 	mnts="$mnts $tmp/ram"
-	"$GUAC" write --direct --length 1M "$tmp/ram/x" >"$tmp/r.txt" 2>&1
+	"$GUAC" write --origin 0 --direct --length 1M "$tmp/ram/x" >"$tmp/r.txt" 2>&1
 	check "ramfs: write --direct refused with exit 2, no file left" \
 		"[ $? -eq 2 ] && [ ! -e '$tmp/ram/x' ] && grep -q 'does not support O_DIRECT' '$tmp/r.txt'"
 	"$GUAC" gen --length 1M >"$tmp/ram/y"
@@ -156,7 +156,7 @@ fi
 truncate -s 128M "$tmp/big"
 if C=$(losetup -f --show "$tmp/big") && loops="$loops $C"; then
 	BIG=$((128 << 20))
-	"$GUAC" write -m "$tmp/r.json" "$C" >/dev/null 2>&1
+	"$GUAC" write --origin 0 -m "$tmp/r.json" "$C" >/dev/null 2>&1
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	"$GUAC" verify -m "$tmp/r.json" --direct --bs 512 --jobs 1 "$C" >"$tmp/int.txt" 2>&1 &
@@ -182,7 +182,7 @@ fi
 # 9. A 4Kn manifest checking a copy on a 512-byte device, in 3 jobs: the jobs
 # split on 4096-byte sectors (40 512-byte ones in 3 jobs would split at 7168,
 # in sector 1), so one bad 4 KiB sector counts and is diagnosed once.
-"$GUAC" write --length 20480 -m "$tmp/k.json" "$tmp/k.img" >/dev/null 2>&1
+"$GUAC" write --origin 0 --length 20480 -m "$tmp/k.json" "$tmp/k.img" >/dev/null 2>&1
 sed 's/"sector_size": 512/"sector_size": 4096/' "$tmp/k.json" >"$tmp/k4.json"
 if "$GUAC" verify -m "$tmp/k4.json" "$tmp/k.img" >/dev/null 2>"$tmp/e"; then
 	dd if="$tmp/k.img" of="$A" bs=4096 conv=fsync status=none

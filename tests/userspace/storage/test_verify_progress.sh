@@ -47,7 +47,7 @@ json() {
 # stop (here --max-errors 1, which saves the progress as Ctrl-C does) makes
 # the resumed check a MISMATCH, never OK, in text and JSON.
 f=$tmp/t.img
-"$GUAC" write -n 4M -m "$tmp/m.json" "$f" >/dev/null 2>&1
+"$GUAC" write --origin 0 -n 4M -m "$tmp/m.json" "$f" >/dev/null 2>&1
 "$GUAC" gen --origin 7 --offset 51200 -n 512 | dd of="$f" bs=512 seek=100 conv=notrunc status=none
 cp "$tmp/m.json" "$tmp/m0.json"
 "$GUAC" verify -m "$tmp/m.json" -j1 --bs 512 --max-errors 1 >"$tmp/o" 2>&1
@@ -99,7 +99,7 @@ check "--skip 1M: JSON offset and device_offset are both 1048576" \
 
 # A sub-range the manifest does not record as written is never OK.
 # A write cut short by the file size limit (EFBIG): a real "failed" manifest.
-(ulimit -f 2048; trap '' XFSZ; "$GUAC" write -j 1 -n 4M -m "$tmp/one.json" "$tmp/one.img" >/dev/null 2>&1)
+(ulimit -f 2048; trap '' XFSZ; "$GUAC" write --origin 0 -j 1 -n 4M -m "$tmp/one.json" "$tmp/one.img" >/dev/null 2>&1)
 done_b=$(grep -o '"done": [0-9]*' "$tmp/one.json" | sed 's/.*: //')
 "$GUAC" verify -m "$tmp/one.json" --skip "$done_b" --length 1M >"$tmp/o" 2>&1
 check "a sub-range never written (after byte $done_b): exit 1, INCOMPLETE, not OK" \
@@ -109,7 +109,7 @@ check "a sub-range half written: exit 1, INCOMPLETE 4096 bytes" \
 	"[ \$? -eq 1 ] && grep -q '^INCOMPLETE: the manifest records 4096 bytes' '$tmp/o' && ! grep -q '^OK' '$tmp/o'"
 "$GUAC" verify -m "$tmp/one.json" --length 1M >"$tmp/o" 2>&1
 check "the written part of it: exit 0" "[ \$? -eq 0 ] && grep -q '^OK: 1048576 bytes' '$tmp/o'"
-"$GUAC" write --shard 1/3 -n 3M -m "$tmp/part-1.json" "$tmp/p.img" >/dev/null 2>&1
+"$GUAC" write --origin 0 --shard 1/3 -n 3M -m "$tmp/part-1.json" "$tmp/p.img" >/dev/null 2>&1
 "$GUAC" verify -m "$tmp/part-1.json" --skip 0 --length 1M >"$tmp/o" 2>&1
 check "a sub-range outside a shard's part: exit 2, named" \
 	"[ \$? -eq 2 ] && grep -q 'not all in this manifest.s part, shard 1/3: bytes 1048576-2097151' '$tmp/o'"
@@ -140,7 +140,7 @@ check "--sector 4096 -j 3 --skip 512: 1 bad sector, diagnosed" \
 check "--bs 512 --sector 4096: exit 2 (reads smaller than a sector)" "[ \$? -eq 2 ] && grep -q 'not a multiple of the 4096-byte sector' '$tmp/o'"
 
 # A pipe is the target from byte 0: a fill at --seek 1M checks where it lies.
-"$GUAC" write --seek 1M -n 2M -j 2 -m "$tmp/q.json" "$tmp/q.img" >/dev/null 2>&1
+"$GUAC" write --origin 0 --seek 1M -n 2M -j 2 -m "$tmp/q.json" "$tmp/q.img" >/dev/null 2>&1
 cat "$tmp/q.img" | "$GUAC" verify -m "$tmp/q.json" - >"$tmp/o" 2>&1
 check "cat target | verify -m - of a fill at --seek 1M: OK, 1 job" \
 	"[ \$? -eq 0 ] && grep -q '^OK: 2097152 bytes' '$tmp/o' && grep -q ', 1 job,' '$tmp/o'"

@@ -10,7 +10,7 @@ tap_tmpdir
 
 tap_begin
 f=$tmp/f
-"$GUAC" write --length 3M --jobs 3 --bs 64K "$f" >"$tmp/out" 2>&1
+"$GUAC" write --origin 0 --length 3M --jobs 3 --bs 64K "$f" >"$tmp/out" 2>&1
 check "write --length 3M --jobs 3 exits 0" "[ $? -eq 0 ]"
 check "the file is guac gen --length 3M" "\"$GUAC\" gen --length 3M | cmp -s - '$f'"
 check "the report says OK, fsynced and buffered" \
@@ -25,13 +25,13 @@ check "bytes 1000-5999 are gen --origin 9 --offset 777 --length 5000" \
 check "bytes before and after are untouched" \
 	"head -c 1000 '$f' | cmp -s - '$tmp/head' && tail -c +6001 '$f' | cmp -s - '$tmp/tail'"
 check "the file keeps its size (never truncated)" "[ \$(stat -c %s '$f') -eq 3145728 ]"
-"$GUAC" write "$f" >/dev/null 2>&1
+"$GUAC" write --origin 0 "$f" >/dev/null 2>&1
 check "default length: the rest of the file" "[ \$? -eq 0 ] && \"$GUAC\" gen --length 3M | cmp -s - '$f'"
 "$GUAC" verify --seek 1000 --offset 777 --origin 9 --length 5000 "$f" >/dev/null 2>&1
 check "verify of a range that was overwritten fails" "[ \$? -eq 1 ]"
 
 # Ctrl-C during a write: clean stop, the manifest says how far it got.
-"$GUAC" write --length 4G --bs 4K --sync -m "$tmp/int.json" "$tmp/int" >"$tmp/int.txt" 2>&1 &
+"$GUAC" write --origin 0 --length 4G --bs 4K --sync -m "$tmp/int.json" "$tmp/int" >"$tmp/int.txt" 2>&1 &
 pid=$!
 sleep 0.3
 kill -INT $pid
@@ -47,7 +47,7 @@ check "SIGINT: the recorded $done_bytes bytes verify" \
 # Ctrl-C twice while a 64 MiB O_DSYNC block is in flight (users press it
 # again when nothing seems to happen): still a clean stop with the report and
 # the manifest. Only a third signal may kill.
-"$GUAC" write --length 2G --bs 64M --sync -m "$tmp/int2.json" "$tmp/int2" >"$tmp/int2.txt" 2>&1 &
+"$GUAC" write --origin 0 --length 2G --bs 64M --sync -m "$tmp/int2.json" "$tmp/int2" >"$tmp/int2.txt" 2>&1 &
 pid=$!
 for i in $(seq 100); do [ -s "$tmp/int2" ] && break; sleep 0.02; done
 kill -INT $pid
@@ -75,7 +75,7 @@ if command -v script >/dev/null; then
 	check "write on a terminal draws 'write: X of 4.00 GiB, R MB/s, ETA h:mm:ss'" \
 		"grep -q '$progress' '$tmp/tty'"
 	rm -f "$tmp/p"
-	"$GUAC" write --length 8M --bs 4K --sync "$tmp/p" >/dev/null 2>"$tmp/err"
+	"$GUAC" write --origin 0 --length 8M --bs 4K --sync "$tmp/p" >/dev/null 2>"$tmp/err"
 	check "no progress when standard error is not a terminal" "[ ! -s '$tmp/err' ]"
 else
 	ok "progress line # SKIP script(1) missing"
@@ -99,7 +99,7 @@ for args in "--length 1X" "--length 010x" "--seek -1" "--offset 0x" "--jobs 0" "
 	"--direct --seek 100 --length 4096" "--direct --length 1000" "--impl avx1024" \
 	"--seek 18446744073709551615 --length 2" "--manifest /nonexistent-dir/m.json"; do
 	# shellcheck disable=SC2086
-	"$GUAC" write $args "$tmp/victim" >"$tmp/o" 2>"$tmp/e"
+	"$GUAC" write --origin 0 $args "$tmp/victim" >"$tmp/o" 2>"$tmp/e"
 	rc=$?
 	if [ $rc -eq 2 ] && [ -s "$tmp/e" ] && [ "$(cksum <"$tmp/victim")" = "$before" ]; then
 		ok "rejects '$args': $(head -1 "$tmp/e")"
@@ -107,20 +107,20 @@ for args in "--length 1X" "--length 010x" "--seek -1" "--offset 0x" "--jobs 0" "
 		not_ok "rejects '$args': status $rc, message '$(cat "$tmp/e")'"
 	fi
 done
-"$GUAC" write --bs 1000 -n 100000 -m "$tmp/bs.json" "$tmp/bs.img" >/dev/null 2>"$tmp/e"
+"$GUAC" write --origin 0 --bs 1000 -n 100000 -m "$tmp/bs.json" "$tmp/bs.img" >/dev/null 2>"$tmp/e"
 check "--bs 1000 (not whole sectors): exit 2, nothing created, the sector size named" \
 	"[ \$? -eq 2 ] && [ ! -e '$tmp/bs.img' ] && [ ! -e '$tmp/bs.json' ] && grep -q 'not a multiple of the 512-byte sector size' '$tmp/e'"
 
 # The manifest is renamed into place at the end: never over the target itself.
-"$GUAC" write -n 1M -m "$tmp/same" "$tmp/same" >/dev/null 2>"$tmp/e"
+"$GUAC" write --origin 0 -n 1M -m "$tmp/same" "$tmp/same" >/dev/null 2>"$tmp/e"
 check "-m X X: exit 2, nothing created" \
 	"[ \$? -eq 2 ] && [ ! -e '$tmp/same' ] && grep -q 'is the target' '$tmp/e'"
-"$GUAC" write -n 1M -m "$tmp/./same" "$tmp/../$(basename "$tmp")/same" >/dev/null 2>"$tmp/e"
+"$GUAC" write --origin 0 -n 1M -m "$tmp/./same" "$tmp/../$(basename "$tmp")/same" >/dev/null 2>"$tmp/e"
 check "-m X X spelled differently: exit 2" "[ \$? -eq 2 ] && [ ! -e '$tmp/same' ]"
 ln -s victim "$tmp/vlink"
 ln "$tmp/victim" "$tmp/vhard"
 for mpath in "$tmp/victim" "$tmp/vlink" "$tmp/vhard"; do
-	"$GUAC" write -n 4096 -m "$mpath" "$tmp/victim" >/dev/null 2>"$tmp/e"
+	"$GUAC" write --origin 0 -n 4096 -m "$mpath" "$tmp/victim" >/dev/null 2>"$tmp/e"
 	rc=$?
 	check "-m $(basename "$mpath") (the target, a symlink or hard link to it): exit 2, target unchanged" \
 		"[ $rc -eq 2 ] && grep -q 'is the target' '$tmp/e' && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"
@@ -128,35 +128,35 @@ done
 
 # The manifest names the target by its absolute path: it works from anywhere.
 mkdir "$tmp/d"
-(cd "$tmp" && "$GUAC" write -n 1M -m d/rel.json d/rel.img >/dev/null 2>&1)
+(cd "$tmp" && "$GUAC" write --origin 0 -n 1M -m d/rel.json d/rel.img >/dev/null 2>&1)
 check "a relative target is recorded absolute" "grep -qF '\"path\": \"$tmp/d/rel.img\"' '$tmp/d/rel.json'"
 (cd "$tmp/d" && "$GUAC" verify -m rel.json >"$tmp/o" 2>&1)
 check "cd elsewhere; verify -m: OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
 # A manifest is JSON, and JSON is UTF-8: a path that is not is refused, not mangled.
 bad_name=$tmp/$(printf 'a\377b')
-"$GUAC" write -n 1M -m "$tmp/u.json" "$bad_name" >/dev/null 2>"$tmp/e"
+"$GUAC" write --origin 0 -n 1M -m "$tmp/u.json" "$bad_name" >/dev/null 2>"$tmp/e"
 check "a non-UTF-8 target path with -m: exit 2, nothing created" \
 	"[ \$? -eq 2 ] && [ ! -e '$tmp/u.json' ] && [ ! -e \"\$bad_name\" ] && grep -q 'not valid UTF-8' '$tmp/e'"
-"$GUAC" write -n 1M -m "$tmp/u.json" "$tmp/caf$(printf '\303\251')" >/dev/null 2>&1
+"$GUAC" write --origin 0 -n 1M -m "$tmp/u.json" "$tmp/caf$(printf '\303\251')" >/dev/null 2>&1
 check "a UTF-8 path (café) is recorded and the JSON is valid" \
 	"[ \$? -eq 0 ] && { ! command -v python3 >/dev/null || python3 -m json.tool '$tmp/u.json' >/dev/null; }"
 "$GUAC" verify -m "$tmp/u.json" >/dev/null 2>&1
 check "... and verifies" "[ \$? -eq 0 ]"
 
-"$GUAC" write "$tmp/victim" extra >/dev/null 2>&1
+"$GUAC" write --origin 0 "$tmp/victim" extra >/dev/null 2>&1
 check "an extra argument: exit 2" "[ \$? -eq 2 ] && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"
-"$GUAC" write >/dev/null 2>&1
+"$GUAC" write --origin 0 >/dev/null 2>&1
 check "no TARGET: exit 2" "[ \$? -eq 2 ]"
-"$GUAC" write --length 1M "$tmp" >/dev/null 2>"$tmp/e"
+"$GUAC" write --origin 0 --length 1M "$tmp" >/dev/null 2>"$tmp/e"
 check "a directory: exit 2" "[ \$? -eq 2 ] && grep -q directory '$tmp/e'"
-"$GUAC" write "$tmp/new" >/dev/null 2>"$tmp/e"
+"$GUAC" write --origin 0 "$tmp/new" >/dev/null 2>"$tmp/e"
 check "a new file without --length: exit 2, not created" "[ \$? -eq 2 ] && [ ! -e '$tmp/new' ]"
-"$GUAC" write --length 1M /dev/null >/dev/null 2>"$tmp/e"
+"$GUAC" write --origin 0 --length 1M /dev/null >/dev/null 2>"$tmp/e"
 check "a character device: exit 2" "[ \$? -eq 2 ] && grep -q 'neither a regular file nor a block device' '$tmp/e'"
-JOB_COMPLETION_INDEX=1 "$GUAC" write --length 1M "$tmp/victim" >/dev/null 2>"$tmp/e"
+JOB_COMPLETION_INDEX=1 "$GUAC" write --origin 0 --length 1M "$tmp/victim" >/dev/null 2>"$tmp/e"
 check "JOB_COMPLETION_INDEX without a count: exit 2, target unchanged" \
 	"[ \$? -eq 2 ] && grep -q GUAC_SHARDS '$tmp/e' && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"
-"$GUAC" write --help >"$tmp/h"
+"$GUAC" write --origin 0 --help >"$tmp/h"
 for opt in --offset --length --origin --seek --direct --buffered --bs --jobs --sync --manifest \
 	--shard --shards --impl --version --help; do
 	grep -q -- "$opt" "$tmp/h" || not_ok "write --help documents $opt"

@@ -34,7 +34,7 @@ fi
 refused() {
 	name=$1 re=$2 file=$3
 	shift 3
-	"$GUAC" write "$@" >"$tmp/o" 2>"$tmp/e"
+	"$GUAC" write --origin 0 "$@" >"$tmp/o" 2>"$tmp/e"
 	rc=$?
 	if [ $rc -eq 2 ] && grep -Eq -e "$re" "$tmp/e" && [ ! -e "$file" ]; then
 		ok "$name: $(head -c 300 "$tmp/e")"
@@ -59,13 +59,13 @@ if mount -t tmpfs -o size=64m guacfits "$t"; then
 		"$t/f" --length 65M "$t/f"
 	refused "a T typed for a G: --length 1T" "1099511627776 bytes \\(1.00 TiB\\)" \
 		"$t/f" --length 1T "$t/f"
-	"$GUAC" write --length 40M "$t/f" >"$tmp/o" 2>&1
+	"$GUAC" write --origin 0 --length 40M "$t/f" >"$tmp/o" 2>&1
 	check "--length 40M fits: written (exit 0)" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
 	# 24 MiB are free now; writing the same 40 MiB again reuses the file's blocks.
 	"$GUAC" write --length 40M --origin 3 "$t/f" >"$tmp/o" 2>&1
 	check "rewriting the 40 MiB the file holds needs no new space: written" \
 		"[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
-	"$GUAC" write --length 70M "$t/f" >"$tmp/o" 2>"$tmp/e"
+	"$GUAC" write --origin 0 --length 70M "$t/f" >"$tmp/o" 2>"$tmp/e"
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q "need 31457280 bytes of new space (the file already holds 41943040 of them)" "$tmp/e" &&
 		[ "$(stat -c %s "$t/f")" -eq $((40 << 20)) ]; then
@@ -73,11 +73,11 @@ if mount -t tmpfs -o size=64m guacfits "$t"; then
 	else
 		not_ok "growing to 70 MiB: exit $rc" "$tmp/e"
 	fi
-	"$GUAC" write --length 50M --seek 30M "$t/g" >"$tmp/o" 2>"$tmp/e"
+	"$GUAC" write --origin 0 --length 50M --seek 30M "$t/g" >"$tmp/o" 2>"$tmp/e"
 	check "a new file with --seek needs its --length, not seek + length: 50 MiB refused" \
 		"[ \$? -eq 2 ] && grep -q 'need 52428800 bytes of new space' '$tmp/e'"
 	rm -f "$t/g"
-	"$GUAC" write --length 50M --allow-overcommit "$t/g" >"$tmp/o" 2>"$tmp/e"
+	"$GUAC" write --origin 0 --length 50M --allow-overcommit "$t/g" >"$tmp/o" 2>"$tmp/e"
 	rc=$?
 	check "--allow-overcommit skips the check: the write runs and meets ENOSPC (exit 2, no refusal)" \
 		"[ $rc -eq 2 ] && ! grep -q refusing '$tmp/e' && grep -q 'No space left' '$tmp/o'"
@@ -88,7 +88,7 @@ if mount -t tmpfs -o size=64m guacfits "$t"; then
 	refused "--jobs 256 --bs 64M for 32 GiB (32 GiB of buffers) beyond this machine's memory" \
 		"256 jobs with --bs 67108864 need 34359738368 bytes .* more than this machine's memory" \
 		"$t/j" --jobs 256 --bs 64M --length 32G "$t/j"
-	"$GUAC" write --jobs 256 --bs 64M --length 32M "$t/j" >"$tmp/o" 2>&1
+	"$GUAC" write --origin 0 --jobs 256 --bs 64M --length 32M "$t/j" >"$tmp/o" 2>&1
 	check "--jobs 256 --bs 64M for 32 MiB (each job touches 128 KiB of its buffers) is written" \
 		"[ \$? -eq 0 ]"
 	rm -f "$t/j"
@@ -96,7 +96,7 @@ if mount -t tmpfs -o size=64m guacfits "$t"; then
 	if [ "$mem" -gt 32768 ]; then
 		not_ok "this machine has more than 32 GiB: the memory refusal above cannot be shown here"
 	fi
-	"$GUAC" write --jobs 4 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>&1
+	"$GUAC" write --origin 0 --jobs 4 --bs 64M --length 1M "$t/j" >"$tmp/o" 2>&1
 	check "--jobs 4 --bs 64M for 1 MiB (512 MiB of buffers) is written" "[ \$? -eq 0 ]"
 	truncate -s 32G "$t/sparse"
 	"$GUAC" verify --buffered --jobs 256 --bs 64M "$t/sparse" >"$tmp/o" 2>"$tmp/e"
@@ -116,7 +116,7 @@ r=$tmp/ramfs
 mkdir "$r"
 if mount -t ramfs guacfits "$r"; then
 	mnts="$r $mnts"
-	"$GUAC" write --length 1M "$r/f" >"$tmp/o" 2>&1
+	"$GUAC" write --origin 0 --length 1M "$r/f" >"$tmp/o" 2>&1
 	check "ramfs (no size reported): 1 MiB is written, not refused" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
 else
 	not_ok "cannot mount a ramfs"
@@ -132,7 +132,7 @@ if mount -o loop "$tmp/ext3.img" "$x"; then
 	refused "1 KiB blocks, no extents: 17 GiB (with --allow-overcommit) is past its largest file" \
 		"would end at byte 18253611008 .* past the largest file its file system holds" \
 		"$x/f" --allow-overcommit --length 17G "$x/f"
-	"$GUAC" write --allow-overcommit --length 1M --seek 15G "$x/f" >"$tmp/o" 2>&1
+	"$GUAC" write --origin 0 --allow-overcommit --length 1M --seek 15G "$x/f" >"$tmp/o" 2>&1
 	check "1 KiB blocks: 1 MiB at 15 GiB (below the limit) is written" "[ \$? -eq 0 ]"
 	rm -f "$x/f"
 else
@@ -150,7 +150,7 @@ if mount -o loop "$tmp/ext4.img" "$e"; then
 		"would end at byte 18691697672192 .* past the largest file its file system holds \\(a seek there is refused\\)" \
 		"$e/f" --allow-overcommit --length 17T "$e/f"
 	check "the probe left nothing behind" "[ -z \"\$(ls -A '$e' | grep -v lost+found)\" ]"
-	"$GUAC" write --allow-overcommit --length 1M --seek 15T "$e/f" >"$tmp/o" 2>&1
+	"$GUAC" write --origin 0 --allow-overcommit --length 1M --seek 15T "$e/f" >"$tmp/o" 2>&1
 	check "ext4: 1 MiB at 15 TiB (a sparse file below the limit) is written" "[ \$? -eq 0 ]"
 	rm -f "$e/f"
 	refused "ext4: 1 TiB on 64 MiB is refused for free space" \
@@ -163,10 +163,10 @@ fi
 truncate -s 8M "$tmp/blk"
 loop=$(losetup -f --show "$tmp/blk")
 loops="$loop"
-"$GUAC" write --length 9M "$loop" >"$tmp/o" 2>"$tmp/e"
+"$GUAC" write --origin 0 --length 9M "$loop" >"$tmp/o" 2>"$tmp/e"
 check "a block device: 9 MiB on 8 MiB is refused with both sizes" \
 	"[ \$? -eq 2 ] && grep -q '9437184 is past the end of .* (8388608 bytes)' '$tmp/e'"
-"$GUAC" write --shard 0/16385 "$loop" >"$tmp/o" 2>"$tmp/e"
+"$GUAC" write --origin 0 --shard 0/16385 "$loop" >"$tmp/o" 2>"$tmp/e"
 check "a block device of 16384 sectors: --shard 0/16385 is refused naming both, nothing written" \
 	"[ \$? -eq 2 ] && grep -q '16385 shards .* 8388608 bytes are only 16384 sectors' '$tmp/e' && cmp -s -n 8388608 '$loop' /dev/zero"
 
@@ -175,7 +175,7 @@ check "a block device of 16384 sectors: --shard 0/16385 is refused naming both, 
 rc=$?
 check "fuzz_shard: shard 1/2 of 2^64-1 bytes is half of them, not 'empty' (SHORT, exit 1)" \
 	"[ $rc -eq 1 ] && ! grep -q 'is empty' '$tmp/e'"
-"$GUAC" write --length 64K -m "$tmp/m.json" "$tmp/d" >/dev/null 2>&1 &&
+"$GUAC" write --origin 0 --length 64K -m "$tmp/m.json" "$tmp/d" >/dev/null 2>&1 &&
 	printf 'X' | dd of="$tmp/d" bs=1 seek=100 conv=notrunc status=none &&
 	"$GUAC" verify -m "$tmp/m.json" >/dev/null 2>&1
 if grep -q '"classes": {' "$tmp/m.json"; then

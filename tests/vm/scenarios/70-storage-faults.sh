@@ -335,7 +335,7 @@ else
 	check "table: sectors $drop-$((drop + 63)) drop writes" \
 		dm_table "$(window $drop 64 "0 1 1 drop_writes")"
 	check "pass 2: guac write --direct --origin 2000 --manifest succeeds (the loss is silent)" \
-		guac write --direct --origin 2000 --manifest /tmp/dm.manifest "$dm"
+		guac write --direct --origin 2000 --force --manifest /tmp/dm.manifest "$dm"
 	check "table: linear again" dm_table "$linear"
 	check "guac verify --direct --manifest $dm: a report" \
 		verify_run dm-drop --direct --manifest /tmp/dm.manifest "$dm"
@@ -353,7 +353,7 @@ else
 	check "table: writes to sector $wbad get byte 100 set to $((want ^ 255))" \
 		dm_table "$(window $wbad 8 "0 1 5 corrupt_bio_byte 100 w $((want ^ 255)) 0")"
 	check "pass 3: guac write --direct --origin 3000 --manifest" \
-		guac write --direct --origin 3000 --manifest /tmp/dm.manifest "$dm"
+		guac write --direct --origin 3000 --force --manifest /tmp/dm.manifest "$dm"
 	check "table: linear again" dm_table "$linear"
 	check "guac verify --direct --manifest $dm: a report" \
 		verify_run dm-wr --direct --manifest /tmp/dm.manifest "$dm"

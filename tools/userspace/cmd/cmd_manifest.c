@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cmds.h"
+#include "identity.h"
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
@@ -71,6 +72,9 @@ static int manifest_range_cmp(const void *a, const void *b)
 static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_manifest *b,
 			       const char **why)
 {
+	static char ident[600];
+	char d[512];
+
 	*why = a->origin != b->origin ? "origin" :
 	       a->stream_offset != b->stream_offset ? "stream_offset" :
 	       a->device_offset != b->device_offset ? "device_offset" :
@@ -90,6 +94,12 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 		*/
 	       (!strcmp(a->target_type, "file") || (!a->serial[0] && !a->wwid[0])) &&
 	       strcmp(a->target_path, b->target_path) ? "target path" : NULL;
+	/* Another target (identity.h): a part on another host's local file system, too. */
+	if (!*why && a->identity[0] && b->identity[0] &&
+	    !guac_ident_diff(a->identity, b->identity, d, sizeof(d))) {
+		snprintf(ident, sizeof(ident), "target identity (%s)", d);
+		*why = ident;
+	}
 	return !*why;
 }
 
@@ -235,6 +245,9 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 			whole.target_size = part.target_size;
 		whole.direct = whole.direct && part.direct;
 		whole.sync = whole.sync && part.sync;
+		/* A part of unknown identity (before manifest version 6): the whole's unknown. */
+		if (!part.identity[0])
+			whole.identity[0] = '\0';
 		/* Written from several hosts (a shared LUN): no one host. */
 		if (strcmp(part.host, whole.host))
 			whole.host[0] = '\0';

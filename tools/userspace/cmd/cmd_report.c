@@ -32,8 +32,10 @@ static void report_usage(FILE *f)
 		"                       its bad sectors placed along it, coloured by class\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
-		"States: OK, MISMATCH, UNREADABLE, FAILED (the write failed), INTERRUPTED,\n"
-		"UNFINISHED (the manifest says running), UNVERIFIED, DUPLICATE (two manifests\n"
+		"States: OK, MISMATCH, UNREADABLE, CHANGED (on this host, the target is another\n"
+		"or changed since its check), GONE (its path is no more), FAILED (the write\n"
+		"failed), INTERRUPTED, UNFINISHED (the manifest says running), UNVERIFIED (also\n"
+		"a check the trust rule rejects: docs/manifest.md), DUPLICATE (two manifests\n"
 		"of one disk), INVALID (a manifest that does not load), MISSING.\n\n"
 		"Exit status: 0 every disk OK, 1 a disk not OK (or no disk at all), 2 a usage\n"
 		"error or an unreadable --expect list or directory.\n");

@@ -20,6 +20,7 @@
 #include "cmds.h"
 #include "io_engine.h"
 #include "libguac.h"
+#include "identity.h"
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
@@ -193,7 +194,7 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 		case 'r':
 			if (!guac_parse_u64("origin", optarg, &run->origin))
 				return GUAC_EXIT_ERROR;
-			origin_given = true;
+			origin_given = run->origin_given = true;
 			break;
 		case 'S':
 			if (!guac_parse_u64("seek", optarg, &run->seek))
@@ -376,7 +377,9 @@ int guac_cmd_verify(int argc, char **argv)
 	}
 	if (!guac_target_open(&run.target, run.path, false, run.direct, false))
 		return GUAC_EXIT_ERROR;
-	guac_target_stamp(&run.target, run.stamp, sizeof(run.stamp));
+	/* What the target is, and its stamp (which may wait out its time-stamp granularity). */
+	guac_ident_of(&run.target, run.ident, sizeof(run.ident));
+	guac_ident_stamp(&run.target, run.manifest != NULL, run.stamp, sizeof(run.stamp));
 	if (run.target.fd == STDIN_FILENO && run.target.kind == GUAC_TARGET_FILE) {
 		/* `guac verify - < file` checks from where the shell left the file. */
 		off_t cur = lseek(STDIN_FILENO, 0, SEEK_CUR);
@@ -386,7 +389,18 @@ int guac_cmd_verify(int argc, char **argv)
 	if (run.target.kind == GUAC_TARGET_STREAM)
 		run.jobs = 1;	/* a pipe is read by one thread, whatever --jobs says */
 	if (run.manifest) {
-		run.recorded_target = verify_is_recorded_target(&run);
+		char other[1024];
+
+		run.recorded_target = verify_is_recorded_target(&run, other, sizeof(other));
+		if (run.resume && other[0]) {
+			guac_err("cannot resume: %s; nothing of the recorded check holds for it "
+				 "(guac verify --manifest without --resume checks it, unrecorded)",
+				 other);
+			return GUAC_EXIT_ERROR;
+		}
+		if (other[0])
+			guac_err("note: %s: it is checked, but the check is not recorded in '%s'",
+				 other, run.manifest_path);
 		if (run.resume && !run.recorded_target) {
 			guac_err("--resume continues the check of the manifest's target '%s', not "
 				 "of '%s'", manifest.target_path, run.path);
@@ -476,5 +490,9 @@ int guac_cmd_verify(int argc, char **argv)
 			 strerror(run.fatal_errno));
 	for (i = 0; i < run.nsample; i++)
 		free(run.sample[i].data);
+	if (!run.manifest && !run.origin_given && run.mismatch.nranges)
+		guac_err("note: no --origin or --manifest, so origin 0 was checked; guac write "
+			 "draws a fresh origin for every fill and prints it (\"origin N\" in its "
+			 "last line): give --origin N, or the fill's --manifest");
 	return ret ? GUAC_EXIT_ERROR : verify_exit_status(&run);
 }

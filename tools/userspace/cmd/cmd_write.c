@@ -25,6 +25,7 @@
 #include "cmds.h"
 #include "io_engine.h"
 #include "libguac.h"
+#include "identity.h"
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
@@ -35,10 +36,10 @@
 struct write_args {
 	const char *target;
 	uint64_t origin, offset, length, seek, bs, jobs;
-	bool length_given;
+	bool length_given, origin_given;
 	enum guac_direct direct;
 	bool sync, resume, allow_overcommit;
-	bool force, dry_run;		/* write over signatures; only print the plan */
+	bool force, dry_run;		/* past the refusals (signatures, an aliasing origin); only print the plan */
 	const char *manifest;
 	const char *shard_arg, *shards_arg;
 	const char *host;		/* --host, else GUAC_HOST, else gethostname() */
@@ -65,7 +66,8 @@ static void write_usage(FILE *f)
 		"  -o, --offset BYTES   stream position of the first byte written (default 0)\n"
 		"  -n, --length BYTES   bytes to write (default: the rest of TARGET from --seek;\n"
 		"                       required for a file that is not that long)\n"
-		"      --origin BLOCK   block index added to the position, mod 2^64 (default 0)\n"
+		"      --origin BLOCK   block index added to the position, mod 2^64 (default: a\n"
+		"                       fresh one for every fill, printed; see docs/storage.md)\n"
 		"      --seek BYTES     byte of TARGET where the data starts (default 0)\n"
 		"      --direct         O_DIRECT: bypass the page cache (default for block\n"
 		"                       devices; refused where impossible, e.g. tmpfs)\n"
@@ -91,8 +93,10 @@ static void write_usage(FILE *f)
 		"                       the host name): the name a fleet's inventory uses,\n"
 		"                       such as Slurm's SLURMD_NODENAME or a pod's node\n"
 		"  -f, --force          write over the signatures found on TARGET (file system,\n"
-		"                       partition table, RAID or LVM member); not over a\n"
-		"                       target in use\n"
+		"                       partition table, RAID or LVM member), not over a\n"
+		"                       target in use; and write an --origin whose stream is\n"
+		"                       within the target's length of a fill the manifest\n"
+		"                       records (the bytes alias)\n"
 		"      --dry-run        check everything, print the plan (target, its kind, size\n"
 		"                       and signatures, the range, the manifest) and write\n"
 		"                       nothing, not even the manifest\n"
@@ -181,6 +185,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		case 'r':
 			if (!guac_parse_u64("origin", optarg, &a->origin))
 				return GUAC_EXIT_ERROR;
+			a->origin_given = true;
 			break;
 		case 'S':
 			if (!guac_parse_u64("seek", optarg, &a->seek))
@@ -462,7 +467,7 @@ static const char *write_resume_differs(const struct write_args *a, const struct
 					const struct guac_shard *shard, const struct guac_target *t,
 					const char *target_abs)
 {
-	return old->origin != a->origin ? "origin" :
+	return a->origin_given && old->origin != a->origin ? "origin" :
 	       old->stream_offset != a->offset ? "stream offset (--offset)" :
 	       old->device_offset != a->seek ? "device offset (--seek)" :
 	       old->length != a->length ? "length" :
@@ -699,14 +704,14 @@ int guac_cmd_write(int argc, char **argv)
 	struct write_ckpt ckpt;
 	struct guac_shard shard;
 	uint64_t shard_start, shard_end, durable, done, total;
-	bool have_old = false, durable_ok;
+	bool have_old = false, durable_ok, existed;
 	const struct guac_manifest *resume_of;
 	char human[32], rate[32], soff[32];
 	unsigned int i;
 	int ret, first_err = 0, thread_err;
 	uint64_t first_err_pos = 0;
 	bool failed, saved = true;
-	char lost_why[256];
+	char lost_why[256], ident_why[512];
 	const char *lost;
 	struct stat st;
 
@@ -809,6 +814,18 @@ int guac_cmd_write(int argc, char **argv)
 		}
 		have_old = true;
 	}
+	/* The fill's origin: fresh, or the one given if it does not alias a recorded fill. */
+	{
+		uint64_t end = t.kind == GUAC_TARGET_BLOCK || t.size > a.seek + a.length ?
+			       t.size : a.seek + a.length;
+		struct guac_fill_choice choice = {
+			have_old ? &old : NULL, a.origin_given, a.force, a.resume, shard.index,
+			shard.count, a.offset, a.seek, end / 64 + 1,
+		};
+
+		if (!guac_fill_choose_origin(&choice, &a.origin))
+			return GUAC_EXIT_ERROR;
+	}
 	/* Resuming its own recorded fill, guac counts only what is in the bytes it wrote. */
 	resume_of = a.resume && have_old && !strcmp(old.target_path, target_abs) ? &old : NULL;
 	if (a.dry_run) {
@@ -821,9 +838,30 @@ int guac_cmd_write(int argc, char **argv)
 	}
 	if (!write_target_clear(a.target, &probe, resume_of, a.force))
 		return GUAC_EXIT_ERROR;
+	if (!a.origin_given && !a.manifest)
+		guac_err("note: origin %" PRIu64 " was drawn for this fill (a fresh one "
+			 "each time); without a manifest, check it with guac verify --origin %"
+			 PRIu64, a.origin, a.origin);
+	existed = !stat(a.target, &st);
 
 	if (!guac_target_open(&t, a.target, true, a.direct, a.sync))
 		return GUAC_EXIT_ERROR;
+	/* A manifest of another target (its identity differs) is not this fill's to continue. */
+	guac_ident_of(&t, m.identity, sizeof(m.identity));
+	if (have_old && old.identity[0] &&
+	    !guac_ident_diff(old.identity, m.identity, ident_why, sizeof(ident_why))) {
+		char which[512];
+
+		guac_ident_describe(m.identity, which, sizeof(which));
+		guac_err("refusing to write: '%s' records another target than '%s' (%s); this is "
+			 "%s. Its fill and history are not this target's: give another --manifest "
+			 "(or move that one away); nothing written", a.manifest, a.target, ident_why,
+			 which);
+		guac_target_close(&t);
+		if (!existed)
+			unlink(a.target);
+		return GUAC_EXIT_ERROR;
+	}
 	if (!write_lock(&t, a.target, a.seek + shard_start, shard_end - shard_start)) {
 		guac_target_close(&t);
 		return GUAC_EXIT_ERROR;

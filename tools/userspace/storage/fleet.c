@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "fleet.h"
+#include "identity.h"
 #include "util.h"
 
 static struct guac_fleet_disk *fleet_new(struct guac_fleet *f)
@@ -146,7 +147,8 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 			 " bytes, none bad so far (guac verify --resume continues it)",
 			 m.verify_status, d->verified, d->written);
 	} else {
-		d->state = "OK";
+		/* A complete, clean check: the one trust rule, and this host's re-read. */
+		d->state = guac_record_verdict(&m, d->reason, sizeof(d->reason));
 	}
 	return true;
 }
@@ -520,7 +522,8 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 
 /* Every state, best first: the summary's order. */
 static const char *const fleet_states[] = {
-	"OK", "MISMATCH", "UNREADABLE", "FAILED", "INTERRUPTED", "UNFINISHED", "UNVERIFIED",
+	"OK", "MISMATCH", "UNREADABLE", "CHANGED", "GONE", "FAILED", "INTERRUPTED", "UNFINISHED",
+	"UNVERIFIED",
 	"DUPLICATE", "INVALID", "MISSING",
 };
 #define FLEET_NSTATES (sizeof(fleet_states) / sizeof(fleet_states[0]))

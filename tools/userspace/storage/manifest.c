@@ -284,7 +284,8 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 		"stream_offset", "device_offset", "length", "block_size", "sector_size",
 		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
 		"seconds", "ranges", "history", "verify", "checksum", "host", NULL };
-	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid", NULL };
+	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid",
+						   "identity", NULL };
 	static const char *const shard_keys[] = { "index", "count", NULL };
 	static const char *const range_keys[] = { "device_offset", "stream_offset", "length",
 						  "done", "verified", NULL };
@@ -363,6 +364,12 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 	    !mf_u64(c, t, "size", &m->target_size) ||
 	    !mf_str(c, t, "serial", m->serial, sizeof(m->serial), true) ||
 	    !mf_str(c, t, "wwid", m->wwid, sizeof(m->wwid), true))
+		return false;
+	/* "identity" came with version 6. */
+	if (m->version < 6 && mf_get(t, "identity"))
+		return mf_fail(c, "unknown field \"identity\" in \"target\" (version %u has none)",
+			       m->version);
+	if (m->version >= 6 && !mf_str(c, t, "identity", m->identity, sizeof(m->identity), true))
 		return false;
 	if (strcmp(m->target_type, "file") && strcmp(m->target_type, "block"))
 		return mf_fail(c, "target type \"%s\" is neither \"file\" nor \"block\"",
@@ -700,6 +707,10 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 	mf_nullable(f, m->serial);
 	fputs(", \"wwid\": ", f);
 	mf_nullable(f, m->wwid);
+	if (version >= 6) {
+		fputs(", \"identity\": ", f);
+		mf_nullable(f, m->identity);
+	}
 	fprintf(f, "},\n  \"shard\": {\"index\": %u, \"count\": %u},\n  \"status\": \"%s\",\n"
 		"  \"error\": ", m->shard_index, m->shard_count, m->status);
 	mf_nullable(f, m->error);
@@ -786,7 +797,7 @@ static const char *mf_bad_string(const struct guac_manifest *m)
 		{ "tool_version", m->tool_version }, { "host", m->host },
 		{ "target.path", m->target_path },
 		{ "target.type", m->target_type }, { "target.serial", m->serial },
-		{ "target.wwid", m->wwid }, { "status", m->status }, { "error", m->error },
+		{ "target.wwid", m->wwid }, { "target.identity", m->identity }, { "status", m->status }, { "error", m->error },
 		{ "started", m->started }, { "finished", m->finished },
 		{ "verify.status", m->verify_status }, { "verify.target_stamp", m->verify_stamp },
 	};

@@ -14,11 +14,13 @@
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
 /*
- * 5: the classes MISDIRECTED and WRAPPED (the search's); 4: host, the verify
- * record's places; 3: verify.target_stamp, "running"; 2 to 4 read; 1 refused.
+ * 6: target.identity (identity.h); 5: the classes MISDIRECTED and WRAPPED
+ * (the search's); 4: host, the verify record's places; 3: verify.target_stamp,
+ * "running"; 2 to 5 read (no check they record is trusted: no identity); 1
+ * refused.
  * A newer version is refused with its number, never half-read.
  */
-#define GUAC_MANIFEST_VERSION 5
+#define GUAC_MANIFEST_VERSION 6
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
@@ -64,7 +66,7 @@ struct guac_manifest_history {
 };
 
 struct guac_manifest {
-	unsigned int version;		/* as read (2 to 5); saves write GUAC_MANIFEST_VERSION */
+	unsigned int version;		/* as read (2 to 6); saves write GUAC_MANIFEST_VERSION */
 	char tool_version[32];
 	char host[256];			/* the writer's host name; empty: unknown (before 4) or several */
 	unsigned int stream_version;
@@ -79,6 +81,7 @@ struct guac_manifest {
 	char target_type[16];		/* "file" or "block" */
 	uint64_t target_size;
 	char serial[256], wwid[256];	/* empty when not exposed */
+	char identity[1024];		/* identity.h (version 6); empty: not recorded */
 	unsigned int shard_index, shard_count;
 	char status[16];		/* "running", "complete", "interrupted", "failed" */
 	char error[128];		/* strerror of the failure, or empty */
@@ -98,7 +101,7 @@ struct guac_manifest {
 	bool have_verify;
 	char verify_status[16];
 	uint64_t verify_bad_sectors, verify_unreadable_sectors;
-	char verify_stamp[128];		/* empty: unknown (version 2), never trusted */
+	char verify_stamp[256];		/* empty: unknown (version 2), never trusted */
 	/*
 	 * Version 4: where the record's bad sectors are. verify_places false:
 	 * not known (a record continued from version 3, which kept counts only;

@@ -40,11 +40,7 @@ bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size)
 	return n > 0;
 }
 
-/*
- * The sysfs directory of the whole disk holding device @dev: partitions
- * have no serial or WWN of their own, their parent has.
- */
-static bool guac_sysfs_disk(dev_t dev, char *dir, size_t size)
+bool guac_sysfs_disk(dev_t dev, char *dir, size_t size)
 {
 	char link[64], real[PATH_MAX], tmp[PATH_MAX + 16];
 	struct stat st;

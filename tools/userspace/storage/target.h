@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum guac_target_kind { GUAC_TARGET_FILE, GUAC_TARGET_BLOCK, GUAC_TARGET_STREAM };
 
@@ -67,8 +68,14 @@ unsigned int guac_dir_sector(const char *path);
  */
 bool guac_target_stamp(const struct guac_target *t, char *buf, size_t size);
 
-/* First line of sysfs file @dir/@name, without the newline; false if absent or empty. */
+/* First line of a sysfs file, without the newline; false if absent or empty. */
 bool guac_sysfs_read(const char *dir, const char *name, char *out, size_t size);
+
+/*
+ * The sysfs directory of the whole disk holding device @dev: partitions
+ * have no serial or WWN of their own, their parent has.
+ */
+bool guac_sysfs_disk(dev_t dev, char *dir, size_t size);
 
 /* "direct" or "buffered", for reports. */
 const char *guac_target_mode(const struct guac_target *t);

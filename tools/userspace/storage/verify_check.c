@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include "diag.h"
 #include "io_engine.h"
+#include "identity.h"
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
@@ -1046,6 +1047,12 @@ void verify_save_progress(struct verify_run *run, bool running)
 	m->verify_bad_sectors = run->prior_bad;
 	m->verify_unreadable_sectors = run->prior_unreadable;
 	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
+	/*
+	 * A manifest from before identities (version 5 and older): the target
+	 * this whole check reads, from its start, is the one its record is of.
+	 */
+	if (!m->identity[0])
+		snprintf(m->identity, sizeof(m->identity), "%s", run->ident);
 	/* Where they are (version 4): unknown for good once a count came without places. */
 	m->verify_places = !run->record.unknown;
 	m->verify_bad_ranges = m->verify_places ? run->record.nranges : 0;
@@ -1059,27 +1066,21 @@ void verify_save_progress(struct verify_run *run, bool running)
 }
 
 /*
- * --resume: take the manifest's record of the last check, if it can be
- * trusted: written by this format (version 2 recorded "complete" for checks
- * that were not), with the target unchanged since the check began. Otherwise
- * the check starts from the beginning and the report says why.
+ * --resume: take the manifest's record of the last check, if the one trust
+ * rule (guac_record_trust()) lets it stand for the target as it is now: a
+ * record of this target's identity, with a trusted stamp that is still the
+ * target's. Otherwise the check starts from the beginning and the report
+ * says why.
  */
 void verify_take_record(struct verify_run *run)
 {
-	static char why[512];
+	static char why[1024];
 	const struct guac_manifest *m = run->manifest;
+	bool changed;
 
 	if (!m->have_verify)
 		return;
-	if (m->version < 3 || !m->verify_stamp[0]) {
-		run->restart_why = "the progress was recorded by an older guac (manifest version 2), "
-				   "whose records can say complete for checks that were not";
-		return;
-	}
-	if (strcmp(m->verify_stamp, run->stamp)) {
-		snprintf(why, sizeof(why), "the target changed since the recorded check began "
-			 "(then: %s; now: %s), so what it checked may be different now",
-			 m->verify_stamp, run->stamp);
+	if (guac_record_trust(m, run->ident, run->stamp, &changed, why, sizeof(why))) {
 		run->restart_why = why;
 		return;
 	}
@@ -1107,20 +1108,31 @@ void verify_take_record(struct verify_run *run)
 	run->already_complete = !strcmp(m->verify_status, "complete");
 }
 
-/* Whether SOURCE is the file or device the manifest recorded (not a copy). */
-bool verify_is_recorded_target(const struct verify_run *run)
+/*
+ * Whether SOURCE is the file or device the manifest recorded (not a copy):
+ * its path, and the identity recorded (identity.h). A path whose identity
+ * differs is another target: @why says what differs and which one it is.
+ */
+bool verify_is_recorded_target(const struct verify_run *run, char *why, size_t size)
 {
+	const struct guac_manifest *m = run->manifest;
 	struct stat a, b;
+	char d[512], which[512];
+	bool same;
 
+	why[0] = '\0';
 	if (run->target.kind == GUAC_TARGET_STREAM)
 		return false;
-	if (!strcmp(run->path, run->manifest->target_path))
-		return true;
-	if (stat(run->manifest->target_path, &a) || fstat(run->target.fd, &b))
-		return false;
-	if (S_ISBLK(a.st_mode) && S_ISBLK(b.st_mode))
-		return a.st_rdev == b.st_rdev;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	same = !strcmp(run->path, m->target_path);
+	if (!same && !stat(m->target_path, &a) && !fstat(run->target.fd, &b))
+		same = S_ISBLK(a.st_mode) && S_ISBLK(b.st_mode) ? a.st_rdev == b.st_rdev :
+		       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (!same || !m->identity[0] || guac_ident_diff(m->identity, run->ident, d, sizeof(d)))
+		return same;
+	guac_ident_describe(run->ident, which, sizeof(which));
+	snprintf(why, size, "'%s' is not the target the manifest recorded: %s; this is %s",
+		 run->path, d, which);
+	return false;
 }
 
 /* The first byte checked, device and stream, for the report (after --skip, --resume). */

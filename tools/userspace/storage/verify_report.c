@@ -407,8 +407,9 @@ void verify_report_text(const struct verify_run *run)
 		printf("OK: the recorded check of this fill was complete: all %" PRIu64 " bytes "
 		       "(%s) matched%s, and the target is unchanged since (%s); nothing left to "
 		       "resume\n", run->planned, human, scope,
-		       run->target.kind == GUAC_TARGET_BLOCK ? "its size: a block device's "
-		       "writes leave no time stamp" : "its inode, size and times");
+		       run->target.kind == GUAC_TARGET_BLOCK ? "its identity, size, diskseq and "
+		       "boot: a block device's writes leave no time stamp" : "its identity, inode, "
+		       "size and times");
 	} else if (run->already_complete) {
 		printf("RESUMED: the recorded check had compared every written byte, all matching; "
 		       "nothing left to resume\n");

@@ -92,7 +92,9 @@ struct verify_run {
 	unsigned int nseg;
 	bool subrange;			/* --skip, --length or --shard: not the whole manifest */
 	bool recorded_target;		/* SOURCE is the manifest's target: progress is saved */
-	char stamp[128];		/* the target's state before the first read */
+	char stamp[256];		/* the target's state before the first read */
+	char ident[1024];		/* its identity (identity.h) */
+	bool origin_given;		/* --origin (else 0, or the manifest's) */
 	const char *restart_why;	/* --resume found no record it could trust */
 	uint64_t first_dev;		/* the first byte checked, for the report */
 	struct guac_spos first_stream;
@@ -149,7 +151,7 @@ struct verify_run {
  * segments (false after a message), the first byte for the report, and the
  * diagnosis config, set before the reads.
  */
-bool verify_is_recorded_target(const struct verify_run *run);
+bool verify_is_recorded_target(const struct verify_run *run, char *why, size_t size);
 void verify_take_record(struct verify_run *run);
 bool verify_plan_manifest(struct verify_run *run);
 bool verify_plan_plain(struct verify_run *run);

@@ -102,7 +102,7 @@ check "... names ext4, its label and UUID ($uuid), and --force" \
 	"grep -q \"ext4 file system, label 'guacsafety', UUID $uuid at byte 1080\" '$tmp/ext4.txt' && grep -q -- '--force' '$tmp/ext4.txt'"
 w dry --dry-run -m "$tmp/ext4.json" "$E"
 check "--dry-run on it: the plan (block device, size, ext4 found, range, manifest), exit 2" \
-	"refused ext4 && grep -q \"^target: *'$E', block device, 33554432 bytes\" '$tmp/dry.txt' && grep -q '^  ext4 file system' '$tmp/dry.txt' && grep -q '^write: *device bytes 0-33554431 (33554432 bytes), stream offset 0, origin 0' '$tmp/dry.txt' && grep -q \"^manifest: *'$tmp/ext4.json'\" '$tmp/dry.txt'"
+	"refused ext4 && grep -q \"^target: *'$E', block device, 33554432 bytes\" '$tmp/dry.txt' && grep -q '^  ext4 file system' '$tmp/dry.txt' && grep -q '^write: *device bytes 0-33554431 (33554432 bytes), stream offset 0, origin [0-9][0-9]*' '$tmp/dry.txt' && grep -q \"^manifest: *'$tmp/ext4.json'\" '$tmp/dry.txt'"
 w dryf --dry-run --force -m "$tmp/ext4.json" "$E"
 check "--dry-run --force: exit 0, and still nothing written, no manifest" \
 	"[ $rc -eq 0 ] && [ ! -e '$tmp/ext4.json' ] && unchanged $E"

@@ -210,11 +210,12 @@ static const char *doc_signer_text(const struct doc_module *m, char *out, size_t
 	return out;
 }
 
-static const char *doc_enforced_by(const struct doc *d)
+/* What modprobe says when the kernel refuses a module for its signature. */
+static const char *doc_refusal(const struct doc *d)
 {
 	if (d->sig_enforce)
-		return "module.sig_enforce=Y: modprobe fails with \"Key was rejected by service\"";
-	return "lockdown: modprobe fails with \"Operation not permitted\"";
+		return "module.sig_enforce=Y; modprobe: \"Key was rejected by service\"";
+	return "lockdown; modprobe: \"Operation not permitted\"";
 }
 
 /* The enrollment of DKMS's key, where it can make the kernel trust it. */
@@ -252,9 +253,9 @@ static int doc_fix_enroll(const struct doc *d)
 		return GUAC_EXIT_FAIL;
 	}
 	if (d->efi.pending && d->efi.pending_has_cert) {
-		printf("An enrollment of the DKMS key is pending (MokNew): reboot, and in the blue\n"
-		       "MokManager screen choose Enroll MOK, Continue, Yes, and type the password\n"
-		       "you chose.\n");
+		printf("An enrollment of the DKMS key is pending (MokNew):\n"
+		       "reboot, and in the blue MokManager screen choose Enroll MOK, Continue, Yes,\n"
+		       "and type the password you chose.\n");
 		return GUAC_EXIT_FAIL;
 	}
 	if (d->efi.pending)
@@ -304,17 +305,17 @@ static int doc_verdict_refused(const struct doc *d)
 	char a[512];
 
 	if (d->answer.sig_err == -ENODATA) {
-		printf("PROBLEM: %s is not signed, and this kernel refuses unsigned modules\n(%s).\n",
-		       d->module, doc_enforced_by(d));
+		printf("PROBLEM: %s is not signed, and this kernel refuses unsigned\nmodules (%s).\n",
+		       d->module, doc_refusal(d));
 		doc_fix_rebuild(d);
 		if (d->keys.trusted == 0)
 			return doc_fix_enroll(d);
 		return GUAC_EXIT_FAIL;
 	}
 	if (d->answer.sig_err == -ENOPKG) {
-		printf("PROBLEM: %s is signed with %s: the kernel calls it\n"
-		       "unsupported crypto and refuses it (%s).\n", d->module, d->mod.sig_problem,
-		       doc_enforced_by(d));
+		printf("PROBLEM: %s is signed with %s:\n"
+		       "the kernel calls it unsupported crypto and refuses it\n(%s).\n",
+		       d->module, d->mod.sig_problem, doc_refusal(d));
 		doc_fix_rebuild(d);
 		return GUAC_EXIT_FAIL;
 	}
@@ -328,10 +329,10 @@ static int doc_verdict_refused(const struct doc *d)
 			printf("and DKMS's certificate %s is %s.\n", d->cert_path,
 			       d->cert_state < 0 ? "unreadable" : "missing");
 		printf("The kernel loads it only if it trusts that key (doctor cannot check it);\n"
-		       "if not: %s.\n"
+		       "if not, it refuses it (%s).\n"
 		       "FIX: rebuild it so that DKMS signs it with its key%s:\n"
 		       "  dkms remove guacrng --all && dpkg-reconfigure guacrng-dkms\n",
-		       doc_enforced_by(d),
+		       doc_refusal(d),
 		       d->keys.trusted == 1 ? " (which the kernel trusts)" : "");
 		if (d->keys.trusted == 0)
 			return doc_fix_enroll(d);
@@ -346,8 +347,8 @@ static int doc_verdict_refused(const struct doc *d)
 		return GUAC_EXIT_FAIL;
 	}
 	printf("PROBLEM: the key that signed guacrng.ko (DKMS's, %s) is not one the\n"
-	       "kernel checks modules with: it refuses the module (%s).\n", d->cert_path,
-	       doc_enforced_by(d));
+	       "kernel checks modules with: it refuses the module\n(%s).\n", d->cert_path,
+	       doc_refusal(d));
 	return doc_fix_enroll(d);
 }
 
@@ -389,7 +390,7 @@ static int doc_verdict(const struct doc *d)
 		       d->efi.secure_boot && d->efi.validation_off ?
 		       "shim's validation is off, MokSBStateRT" : "Secure Boot off, no lockdown",
 		       d->answer.sig_err == -ENODATA ? " (an unsigned module taints the kernel)" :
-		       " (its signature unverified, which taints the kernel)");
+		       d->answer.unknown ? "" : " (its signature unverified, which taints the kernel)");
 		return GUAC_EXIT_OK;
 	}
 	printf("OK: signed by the DKMS key, which the kernel trusts: `modprobe guacrng`\n"

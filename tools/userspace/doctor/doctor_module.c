@@ -521,11 +521,14 @@ static int doc_sig_errno(const struct doc_module *m, const struct doc_keys *k, i
 		*unknown = 1;
 		return -ENOKEY;
 	}
-	if (k->trusted < 0)
-		*unknown = 1;
 	/* the kernel finds the key by the signer's id, then checks the signature with it */
 	if (k->trusted == 0)
 		return -ENOKEY;
+	if (k->trusted < 0) {
+		/* trusted or not: the worse of the two answers, flagged unknown */
+		*unknown = 1;
+		return m->verifies == 1 ? -ENOKEY : -EKEYREJECTED;
+	}
 	return m->verifies == 1 ? 0 : -EKEYREJECTED;
 }
 

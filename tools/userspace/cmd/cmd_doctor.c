@@ -458,7 +458,7 @@ static void doc_print(const struct doc *d)
 	else
 		printf("  loaded:        %s\n", d->loaded ? "yes" : "no");
 	printf("  module file:   %s%s%s%s\n", d->module, d->module_found ? "" : " (missing)",
-	       d->mod.decompressed_by ? ", decompressed with " : "",
+	       d->mod.decompressed_by ? ", read through " : "",
 	       d->mod.decompressed_by ? d->mod.decompressed_by : "");
 	if (d->module_read) {
 		doc_print_signature(d);

@@ -37,7 +37,7 @@ enum doc_sig_verdict {
 };
 
 struct doc_module {
-	const char *decompressed_by;	/* "zlib", "liblzma", "the zstd program" or NULL */
+	const char *decompressed_by;	/* "gzip -dc", "xz -dc", "zstd -dc" or NULL */
 	char read_error[256];		/* "" when the file was read */
 	int is_elf;
 	char vermagic[256];		/* .modinfo's vermagic=, "" when there is none */

@@ -16,8 +16,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <lzma.h>
-#include <zlib.h>
 #include <openssl/bn.h>
 #include <openssl/cms.h>
 #include <openssl/err.h>
@@ -154,60 +152,13 @@ static int doc_read_fd(int fd, unsigned char **buf, size_t *len)
 	}
 }
 
-/* gzip through zlib (windowBits 15 + 32: a gzip or zlib header). */
-static int doc_gunzip(const unsigned char *in, size_t inlen, unsigned char **out, size_t *outlen)
-{
-	unsigned char chunk[65536];
-	z_stream z = { 0 };
-	size_t cap = 0;
-	int zr = Z_OK, err = 0;
-
-	*out = NULL;
-	*outlen = 0;
-	if (inflateInit2(&z, 15 + 32) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (unsigned char *)in;
-	z.avail_in = (uInt)inlen;
-	while (zr == Z_OK && !err) {
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		zr = inflate(&z, Z_NO_FLUSH);
-		if (zr == Z_OK || zr == Z_STREAM_END)
-			err = doc_append(out, outlen, &cap, chunk, sizeof(chunk) - z.avail_out);
-		if (zr == Z_OK && !z.avail_in && z.avail_out)
-			zr = Z_DATA_ERROR;	/* the stream ends before its end */
-	}
-	inflateEnd(&z);
-	return err ? err : zr == Z_STREAM_END ? 0 : -EILSEQ;
-}
-
-static int doc_unxz(const unsigned char *in, size_t inlen, unsigned char **out, size_t *outlen)
-{
-	unsigned char chunk[65536];
-	lzma_stream s = LZMA_STREAM_INIT;
-	lzma_ret lr = LZMA_OK;
-	size_t cap = 0;
-	int err = 0;
-
-	*out = NULL;
-	*outlen = 0;
-	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
-		return -ENOMEM;
-	s.next_in = in;
-	s.avail_in = inlen;
-	while (lr == LZMA_OK && !err) {
-		s.next_out = chunk;
-		s.avail_out = sizeof(chunk);
-		lr = lzma_code(&s, LZMA_FINISH);
-		if (lr == LZMA_OK || lr == LZMA_STREAM_END)
-			err = doc_append(out, outlen, &cap, chunk, sizeof(chunk) - s.avail_out);
-	}
-	lzma_end(&s);
-	return err ? err : lr == LZMA_STREAM_END ? 0 : -EILSEQ;
-}
-
-/* zstd: libzstd's headers are not on the build host, so the zstd program. */
-static int doc_unzstd(const char *path, unsigned char **out, size_t *outlen)
+/*
+ * A compressed module through its program (gzip, xz, zstd), where kmod links
+ * their libraries: guac links none of them, as libzstd's headers are not on
+ * the build host and the static arm64 tool's sysroot holds only libcrypto.
+ */
+static int doc_decompress(const char *tool, const char *path, unsigned char **out,
+			  size_t *outlen)
 {
 	int pipefd[2], st, err;
 	pid_t pid;
@@ -225,48 +176,40 @@ static int doc_unzstd(const char *path, unsigned char **out, size_t *outlen)
 		dup2(pipefd[1], 1);
 		close(pipefd[0]);
 		close(pipefd[1]);
-		execlp("zstd", "zstd", "-dcq", "--", path, (char *)NULL);
+		execlp(tool, tool, "-dcq", "--", path, (char *)NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
 	err = doc_read_fd(pipefd[0], out, outlen);
 	close(pipefd[0]);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		err = err ? err : -EILSEQ;
-	return err;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return err ? err : -EILSEQ;
+	if (WEXITSTATUS(st) == 127)
+		return -ENOEXEC;	/* the program is not installed */
+	return err ? err : WEXITSTATUS(st) ? -EILSEQ : 0;
 }
 
 static int doc_load(const char *path, struct doc_module *m, unsigned char **buf, size_t *len)
 {
-	unsigned char *raw = NULL;
-	size_t rawlen = 0;
+	static const struct {
+		const char *suffix, *tool, *says;
+	} compressed[] = {
+		{ ".gz", "gzip", "gzip -dc" },
+		{ ".xz", "xz", "xz -dc" },
+		{ ".zst", "zstd", "zstd -dc" },
+	};
 	int fd, err;
 
-	if (doc_ends_with(path, ".zst")) {
-		m->decompressed_by = "the zstd program";
-		return doc_unzstd(path, buf, len);
-	}
+	for (size_t i = 0; i < sizeof(compressed) / sizeof(compressed[0]); i++)
+		if (doc_ends_with(path, compressed[i].suffix)) {
+			m->decompressed_by = compressed[i].says;
+			return doc_decompress(compressed[i].tool, path, buf, len);
+		}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = doc_read_fd(fd, &raw, &rawlen);
+	err = doc_read_fd(fd, buf, len);
 	close(fd);
-	if (err) {
-		free(raw);
-		return err;
-	}
-	if (doc_ends_with(path, ".gz")) {
-		m->decompressed_by = "zlib";
-		err = doc_gunzip(raw, rawlen, buf, len);
-		free(raw);
-	} else if (doc_ends_with(path, ".xz")) {
-		m->decompressed_by = "liblzma";
-		err = doc_unxz(raw, rawlen, buf, len);
-		free(raw);
-	} else {
-		*buf = raw;
-		*len = rawlen;
-	}
 	return err;
 }
 
@@ -490,8 +433,9 @@ int doc_module_check(const char *path, const char *release, const struct doc_cer
 	err = doc_load(path, m, &buf, &len);
 	if (err) {
 		snprintf(m->read_error, sizeof(m->read_error), "%s%s%s",
-			 err == -EILSEQ ? "not a valid compressed file" : strerror(-err),
-			 m->decompressed_by ? ", decompressed with " : "",
+			 err == -EILSEQ ? "not a valid compressed file" :
+			 err == -ENOEXEC ? "the program is not installed" : strerror(-err),
+			 m->decompressed_by ? ", through " : "",
 			 m->decompressed_by ? m->decompressed_by : "");
 		free(buf);
 		return -1;

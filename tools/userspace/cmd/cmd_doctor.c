@@ -305,7 +305,7 @@ static int doc_verdict_refused(const struct doc *d)
 	char a[512];
 
 	if (d->answer.sig_err == -ENODATA) {
-		printf("PROBLEM: %s is not signed, and this kernel refuses unsigned\nmodules (%s).\n",
+		printf("PROBLEM: %s is not signed, and this kernel refuses unsigned modules\n(%s).\n",
 		       d->module, doc_refusal(d));
 		doc_fix_rebuild(d);
 		if (d->keys.trusted == 0)

@@ -248,8 +248,8 @@ static void doc_vermagic(const unsigned char *b, size_t len, struct doc_module *
 		name_off = doc_le(sh, 4);
 		off = doc_le(sh + 24, 8);
 		size = doc_le(sh + 32, 8);
-		if (name_off >= str_size ||
-		    strncmp((const char *)b + str_off + name_off, ".modinfo", str_size - name_off) ||
+		if (name_off + sizeof(".modinfo") > str_size ||
+		    memcmp(b + str_off + name_off, ".modinfo", sizeof(".modinfo")) ||
 		    off > len || size > len - off)
 			continue;
 		/* NUL-separated "key=value" strings */
@@ -339,8 +339,9 @@ static void doc_pkcs7(const unsigned char *body, size_t body_len, const unsigned
 	ASN1_INTEGER *serial = NULL;
 	X509_ALGOR *digest = NULL;
 
+	/* bytes after the message are no error: the kernel's BER decoder stops at its end too */
 	m->sig = DOC_SIG_BAD_MESSAGE;
-	if (!si || p != sig + sig_len ||
+	if (!si ||
 	    OBJ_obj2nid(CMS_get0_type(cms)) != NID_pkcs7_signed ||
 	    !CMS_SignerInfo_get0_signer_id(si, &keyid, &issuer, &serial)) {
 		snprintf(m->sig_problem, sizeof(m->sig_problem),

@@ -370,14 +370,22 @@ static void doc_pkcs7(const unsigned char *body, size_t body_len, const unsigned
 	m->signer_is_cert = cert && doc_signer_is_cert(si, cert->x509);
 	if (m->signer_is_cert) {
 		STACK_OF(X509) *certs = sk_X509_new_null();
-		BIO *content = BIO_new_mem_buf(body, (int)body_len);
+		/*
+		 * Behind a buffer BIO: OpenSSL 3.0's CMS_verify() copies a memory
+		 * BIO's content into one of its own, which it leaks when
+		 * CMS_dataInit() fails (the fuzzer's find).
+		 */
+		BIO *mem = BIO_new_mem_buf(body, (int)body_len);
+		BIO *content = mem ? BIO_push(BIO_new(BIO_f_buffer()), mem) : NULL;
 
+		if (!content)
+			BIO_free(mem);
 		if (certs && content && sk_X509_push(certs, cert->x509))
 			m->verifies = CMS_verify(cms, certs, NULL, content, NULL,
 						 CMS_BINARY | CMS_NOINTERN |
 						 CMS_NO_SIGNER_CERT_VERIFY) == 1;
 		ERR_clear_error();
-		BIO_free(content);
+		BIO_free_all(content);
 		sk_X509_free(certs);
 	}
 out:

@@ -221,16 +221,16 @@ static const char *doc_refusal(const struct doc *d)
 /* The enrollment of DKMS's key, where it can make the kernel trust it. */
 static int doc_fix_enroll(const struct doc *d)
 {
-	const char *src = d->sig_enforce ? "module.sig_enforce=1" : "lockdown=";
 	int w = (int)strlen("mokutil --import ") + (int)strlen(d->cert_path);
 
 	if (!d->efi.booted_efi || !d->efi.secure_boot) {
-		printf("No Machine Owner Key can help here: %s, so there is no shim\n"
-		       "to enroll a key with. The kernel enforces signatures because of %s\n"
-		       "(or a kernel built to): remove it from the kernel command line, or boot\n"
-		       "with Secure Boot on and run guac doctor again.\n",
+		printf("No Machine Owner Key can help here: %s,\n"
+		       "so there is no shim to enroll one with. What enforces signatures is %s%s\n"
+		       "on the kernel's command line (or in its build): remove it, or boot with\n"
+		       "Secure Boot on and run guac doctor again.\n",
 		       d->efi.booted_efi ? "Secure Boot is off" : "the machine did not boot with EFI",
-		       src);
+		       d->sig_enforce ? "module.sig_enforce=1" : "lockdown=",
+		       d->sig_enforce ? "" : d->lockdown);
 		return GUAC_EXIT_FAIL;
 	}
 	if (d->keys.where & DOC_KR_BLACKLIST) {
@@ -280,18 +280,19 @@ static void doc_fix_rebuild(const struct doc *d)
 static int doc_verdict_bad_signature(const struct doc *d)
 {
 	if (d->mod.sig == DOC_SIG_BAD_MESSAGE) {
-		printf("PROBLEM: the signature of %s is damaged: %s.\n"
+		printf("PROBLEM: the signature of %s is damaged:\n%s.\n"
 		       "The kernel refuses it with \"Bad message\" (EBADMSG), even with Secure Boot\n"
 		       "off: a signature it cannot parse is always fatal.\n", d->module,
 		       d->mod.sig_problem);
 	} else {
-		printf("PROBLEM: %s was changed after it was signed (stripped or patched):\n"
-		       "its signature does not match its bytes (checked with the DKMS key).\n",
-		       d->module);
+		printf("PROBLEM: the signature of %s\n"
+		       "does not match its bytes (checked with the DKMS key): the module was changed\n"
+		       "after it was signed (stripped or patched), or another key with the DKMS\n"
+		       "certificate's issuer and serial number signed it.\n", d->module);
 		if (d->answer.err == -EKEYREJECTED || d->answer.unknown)
-			printf("%she kernel trusts that key, it refuses the module with \"Key was\n"
+			printf("%s the kernel trusts that key, it refuses the module with \"Key was\n"
 			       "rejected by service\", even with Secure Boot off.\n",
-			       d->answer.unknown ? "If t" : "T");
+			       d->answer.unknown ? "If" : "As");
 		if (d->answer.err != -EKEYREJECTED)
 			printf("Where the kernel does not check it, it loads it unverified (tainted):\n"
 			       "do not.\n");
@@ -340,15 +341,15 @@ static int doc_verdict_refused(const struct doc *d)
 	}
 	if (d->answer.unknown) {
 		printf("CANNOT TELL: the module is signed by the DKMS key, but doctor cannot see\n"
-		       "the kernel's keyrings (%s), so not whether the kernel trusts that key.\n"
-		       "Run it as root: sudo guac doctor\n",
+		       "the kernel's keyrings (%s), so not whether the kernel\n"
+		       "trusts that key. Run it as root: sudo guac doctor\n",
 		       d->keys.keyrings_visible ? "their contents are unreadable" :
 		       "only root can");
 		return GUAC_EXIT_FAIL;
 	}
-	printf("PROBLEM: the key that signed guacrng.ko (DKMS's, %s) is not one the\n"
-	       "kernel checks modules with: it refuses the module\n(%s).\n", d->cert_path,
-	       doc_refusal(d));
+	printf("PROBLEM: the key that signed guacrng.ko (DKMS's, %s)\n"
+	       "is not one the kernel checks modules with, so it refuses the module\n"
+	       "(%s).\n", d->cert_path, doc_refusal(d));
 	return doc_fix_enroll(d);
 }
 

@@ -225,9 +225,10 @@ static int doc_fix_enroll(const struct doc *d)
 
 	if (!d->efi.booted_efi || !d->efi.secure_boot) {
 		printf("No Machine Owner Key can help here: %s,\n"
-		       "so there is no shim to enroll one with. What enforces signatures is %s%s\n"
-		       "on the kernel's command line (or in its build): remove it, or boot with\n"
-		       "Secure Boot on and run guac doctor again.\n",
+		       "so there is no shim to enroll one with.\n"
+		       "What enforces signatures is %s%s (on the kernel's\n"
+		       "command line, or in its build): remove it, or boot with Secure Boot on and\n"
+		       "run guac doctor again.\n",
 		       d->efi.booted_efi ? "Secure Boot is off" : "the machine did not boot with EFI",
 		       d->sig_enforce ? "module.sig_enforce=1" : "lockdown=",
 		       d->sig_enforce ? "" : d->lockdown);
@@ -280,7 +281,7 @@ static void doc_fix_rebuild(const struct doc *d)
 static int doc_verdict_bad_signature(const struct doc *d)
 {
 	if (d->mod.sig == DOC_SIG_BAD_MESSAGE) {
-		printf("PROBLEM: the signature of %s is damaged:\n%s.\n"
+		printf("PROBLEM: the signature of %s\nis damaged: %s.\n"
 		       "The kernel refuses it with \"Bad message\" (EBADMSG), even with Secure Boot\n"
 		       "off: a signature it cannot parse is always fatal.\n", d->module,
 		       d->mod.sig_problem);

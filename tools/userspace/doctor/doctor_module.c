@@ -257,8 +257,12 @@ static void doc_vermagic(const unsigned char *b, size_t len, struct doc_module *
 			const char *s = (const char *)b + p;
 			size_t n = strnlen(s, off + size - p);
 
-			if (n > 9 && !strncmp(s, "vermagic=", 9))
+			if (n > 9 && !strncmp(s, "vermagic=", 9)) {
+				/* the kernel's vermagic ends with a space */
+				while (n > 9 && s[n - 1] == ' ')
+					n--;
 				snprintf(m->vermagic, sizeof(m->vermagic), "%.*s", (int)(n - 9), s + 9);
+			}
 			p += n + 1;
 		}
 		return;

@@ -47,8 +47,8 @@ t "insmod of the module signed with a key not enrolled: Key was rejected by serv
 # It reads Secure Boot from efivarfs, a module of Debian's kernel that this
 # initramfs lacks ('Secure Boot: disabled' here); lockdown and sig_enforce
 # still make it judge the signature.
-t "guac doctor --module /m/signed.ko: exit 0, lockdown seen, the MOK's key id in /proc/keys" \
-	"guac doctor --module /m/signed.ko >/tmp/d 2>&1; s=\$?; cat /tmp/d; echo \"exit \$s\"; [ \$s = 0 ] && grep -qx '  lockdown:      integrity; module.sig_enforce=Y' /tmp/d && grep -qx '  kernel trusts: the DKMS key (in /proc/keys)' /tmp/d && grep -q '^OK: signed by the DKMS key, which the kernel trusts: ' /tmp/d"
+t "guac doctor --module /m/signed.ko: exit 0, lockdown seen, the MOK in a keyring the kernel checks modules with" \
+	"guac doctor --module /m/signed.ko >/tmp/d 2>&1; s=\$?; cat /tmp/d; echo \"exit \$s\"; [ \$s = 0 ] && grep -qx '  lockdown:      integrity; module.sig_enforce=Y' /tmp/d && grep -q '^  kernel trusts: the DKMS key (in ' /tmp/d && grep -qx '  checked:       matches the module.s bytes (with the DKMS key)' /tmp/d && grep -q '^OK: signed by the DKMS key, which the kernel trusts: ' /tmp/d"
 t "guac doctor --module /m/other.ko: exit 1, signed by 'not enrolled', not the MOK" \
 	"guac doctor --module /m/other.ko >/tmp/d 2>&1; s=\$?; cat /tmp/d; echo \"exit \$s\"; [ \$s = 1 ] && grep -q \"^PROBLEM: /m/other.ko is signed by 'not enrolled', serial \" /tmp/d && grep -q '^not by the key DKMS signs with (/var/lib/dkms/mok.pub: ' /tmp/d"
 t "insmod of the module signed with the enrolled MOK: loaded, its signature verified" \

@@ -66,7 +66,7 @@ check "the error names the implementations this build has" \
 # guac write, then guac verify, of a file.
 S=4096
 SIZE=$((8 << 20))
-guac write --length $SIZE --impl neon -m "$tmp/f.json" "$tmp/f" >"$tmp/w.txt" 2>&1
+guac write --length $SIZE --origin 0 --impl neon -m "$tmp/f.json" "$tmp/f" >"$tmp/w.txt" 2>&1
 rc=$?
 check "write --impl neon of an 8 MiB file: status 0" "[ $rc -eq 0 ] && grep -q '^OK: $SIZE of $SIZE bytes' '$tmp/w.txt'"
 check "the file holds gen --impl generic's bytes" \

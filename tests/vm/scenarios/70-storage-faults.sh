@@ -258,8 +258,8 @@ else
 		medium_error_start=300 medium_error_count=5 delay=0
 	disk=$(sdebug_disk)
 	check "the scsi_debug disk ($disk) has 4194304 bytes in $ss-byte sectors" disk_is "$disk" 4194304 $ss
-	check "guac write --direct --manifest fills it: the writes to LBAs 300-304 succeed" \
-		guac write --direct --manifest /tmp/sd.manifest "$disk"
+	check "guac write --direct --origin 0 --manifest fills it: the writes to LBAs 300-304 succeed" \
+		guac write --direct --origin 0 --manifest /tmp/sd.manifest "$disk"
 	# The injector itself, so that what verify reports is not taken on trust.
 	check "direct reads: LBAs 300 and 304 fail, LBAs 299 and 305 read" \
 		reads "$disk" $ss -300 -304 +299 +305

@@ -161,4 +161,73 @@ else
 	not_ok "cannot build the fsync shim with $CC" "$tmp/cc.err"
 fi
 rm -f "$e"
+# The checkpoints and the waits between them are on the monotonic clock
+# (issue 40): a shim steps the wall clock an hour back 0.5 s into the fill
+# (CLOCK_REALTIME reads an hour ahead of the kernel's from then on: a
+# deadline taken from it lies an hour away, as after a real step back) and
+# slows the target's writes, so that the fill lasts. The manifest must keep
+# recording durable bytes after the step; a wait on a wall-clock deadline
+# recorded none until the fill ended.
+cat >"$tmp/clockstep.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static struct timespec t0;
+	int (*real)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	struct timespec mono;
+	int ret = real(id, ts);
+
+	if (ret || id != CLOCK_REALTIME)
+		return ret;
+	real(CLOCK_MONOTONIC, &mono);
+	if (!t0.tv_sec)
+		t0 = mono;
+	if ((mono.tv_sec - t0.tv_sec) * 1000000000L + (mono.tv_nsec - t0.tv_nsec) >= 500000000L)
+		ts->tv_sec += 3600;
+	return ret;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t (*real)(int, const void *, size_t, off_t) =
+		(ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+	const char *ino = getenv("SLOW_INO");
+	struct timespec ms = { 0, 3000000 };
+	struct stat st;
+
+	if (ino && !fstat(fd, &st) && st.st_ino == strtoull(ino, NULL, 10))
+		nanosleep(&ms, NULL);
+	return real(fd, buf, len, off);
+}
+ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
+EOF
+c=$tmp/c cm=$tmp/c.json
+: >"$c"
+if $CC -shared -fPIC -o "$tmp/clockstep.so" "$tmp/clockstep.c" -ldl 2>"$tmp/cc.err"; then
+	SLOW_INO=$(stat -c %i "$c") LD_PRELOAD="$tmp/clockstep.so" GUAC_CHECKPOINT_SECONDS=0.2 \
+		"$GUAC" write --length 1G --bs 64K --origin 16 -m "$cm" "$c" >"$tmp/c1" 2>&1 &
+	pid=$!
+	rec() { grep -o '"done": [0-9]*' "$cm" 2>/dev/null | awk '{s += $2} END {print s + 0}'; }
+	sleep 1.5	# the step came at 0.5 s
+	before=$(rec)
+	for i in $(seq 50); do
+		[ "$(rec)" -gt "$before" ] && break
+		sleep 0.1
+	done
+	after=$(rec)
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	check "the wall clock stepped back an hour mid-write: checkpoints keep coming ($before, then $after bytes recorded)" \
+		"[ $after -gt $before ] && grep -q '\"status\": \"running\"' '$cm'"
+else
+	not_ok "cannot build the clock shim with $CC" "$tmp/cc.err"
+fi
+rm -f "$c"
 tap_end

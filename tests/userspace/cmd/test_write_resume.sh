@@ -99,6 +99,25 @@ check "... --resume goes on from them, not from 0" \
 "$GUAC" verify -m "$km" >"$tmp/k3" 2>&1
 check "... and the whole verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/k3'"
 rm -f "$k"
+# A resume that fails (its target removed meanwhile: nothing counts durable)
+# reports the rate of the bytes it wrote, not of "0 minus those resumed"
+# (issue 40: "1736438752.54 GB/s").
+r=$tmp/r rm_=$tmp/r.json
+"$GUAC" write --length 1G --origin 17 -m "$rm_" "$r" >"$tmp/r1" 2>&1 &
+pid=$!
+wait_written $pid 50000000
+kill -INT $pid
+wait $pid
+"$GUAC" write --length 1G --origin 17 --resume -m "$rm_" "$r" >"$tmp/r2" 2>&1 &
+pid=$!
+wait_written $pid 30000000
+rm -f "$r"
+wait $pid
+rc=$?
+rate=$(sed -n 's/^DURABLE: .* s, \([0-9.]*\) \([MG]\)B\/s$/\1 \2/p' "$tmp/r2")
+check "a resume whose target is removed: FAILED, with a rate this machine can write ($rate B/s)" \
+	"[ $rc -eq 2 ] && grep -q 'removed or replaced' '$tmp/r2' &&
+	 echo '$rate' | awk '{exit !(NF == 2 && (\$2 == \"M\" || \$1 < 100))}'"
 GUAC_CHECKPOINT_SECONDS=x "$GUAC" write --length 1M -m "$tmp/x.json" "$tmp/x" >"$tmp/o" 2>&1
 check "GUAC_CHECKPOINT_SECONDS=x: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'invalid GUAC_CHECKPOINT_SECONDS' '$tmp/o'"
 # A failed fsync is reported once per open file, so the one at the end can

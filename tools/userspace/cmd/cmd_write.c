@@ -670,7 +670,7 @@ int guac_cmd_write(int argc, char **argv)
 	struct write_stream stream;
 	struct write_ckpt ckpt;
 	struct guac_shard shard;
-	uint64_t shard_start, shard_end, durable, done, total;
+	uint64_t shard_start, shard_end, durable, done, total, ran;
 	bool have_old = false, durable_ok;
 	char human[32], rate[32], soff[32];
 	unsigned int i;
@@ -887,6 +887,8 @@ int guac_cmd_write(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	guac_io_catch_signals(&stop);
 	thread_err = guac_io_run(&io);
+	/* This run's bytes, for its rate: before a loss cuts done below the resumed ones. */
+	ran = guac_io_done(&io) - io.progress_before;
 	lost = write_check_file(&t, a.target, &io, lost_why, sizeof(lost_why));
 	/* The size after the fill, which an error, a stop or a shard leave smaller. */
 	if (t.kind == GUAC_TARGET_FILE && !fstat(t.fd, &st))
@@ -932,7 +934,7 @@ int guac_cmd_write(int argc, char **argv)
 	}
 
 	guac_fmt_bytes(human, sizeof(human), (double)durable);
-	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? (done - io.progress_before) / io.seconds : 0);
+	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? ran / io.seconds : 0);
 	if (first_err)
 		printf("FAILED: %s at device byte %" PRIu64 " (sector %" PRIu64 ")\n",
 		       strerror(first_err), first_err_pos, first_err_pos / t.sector);

@@ -54,7 +54,7 @@ check "--bad-list: the search's class, the far origin OTHER" \
 # An older guac's manifest (version 4: no MISDIRECTED or WRAPPED) still loads;
 # those classes in one are refused, as version 4 never wrote them.
 to_v4() {
-	sed 's/"version": 5/"version": 4/; s/, "MISDIRECTED": [0-9]*, "WRAPPED": [0-9]*//' "$1" >"$2"
+	sed 's/"version": 6/"version": 4/; /^  "run": /d; s/, "MISDIRECTED": [0-9]*, "WRAPPED": [0-9]*//' "$1" >"$2"
 	reseal "$2"
 }
 to_v4 m1.json v4.json
@@ -67,8 +67,8 @@ check "--resume lists a version 4 record's bad sectors" \
 	"grep -qx '  mismatch bytes 51200-56319 (5120 bytes, sectors 100-109): STALE_ORIGIN' res &&
 	 grep -qx '  classes: 10 STALE_ORIGIN, 4 OTHER' res"
 "$GUAC" verify -m v4.json >o 2>&1
-check "a fresh check saves it as version 5" \
-	"grep -q '\"version\": 5,' v4.json && grep -q '\"STALE_ORIGIN\": 10, \"MISDIRECTED\": 0, \"WRAPPED\": 0,' v4.json"
+check "a fresh check saves it as version 6" \
+	"grep -q '\"version\": 6,' v4.json && grep -q '\"STALE_ORIGIN\": 10, \"MISDIRECTED\": 0, \"WRAPPED\": 0,' v4.json"
 to_v4 m1.json v4m.json
 sed -i 's/"device_offset": 153600, "length": 2048, "class": "OTHER"/"device_offset": 153600, "length": 2048, "class": "MISDIRECTED"/' v4m.json
 to_v4 v4m.json v4m2.json

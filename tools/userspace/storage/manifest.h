@@ -14,11 +14,12 @@
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
 /*
- * 5: the classes MISDIRECTED and WRAPPED (the search's); 4: host, the verify
- * record's places; 3: verify.target_stamp, "running"; 2 to 4 read; 1 refused.
+ * 6: run (the fleet run that wrote it: guac write --run, GUAC_RUN); 5: the
+ * classes MISDIRECTED and WRAPPED (the search's); 4: host, the verify
+ * record's places; 3: verify.target_stamp, "running"; 2 to 5 read; 1 refused.
  * A newer version is refused with its number, never half-read.
  */
-#define GUAC_MANIFEST_VERSION 5
+#define GUAC_MANIFEST_VERSION 6
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
@@ -64,9 +65,10 @@ struct guac_manifest_history {
 };
 
 struct guac_manifest {
-	unsigned int version;		/* as read (2 to 5); saves write GUAC_MANIFEST_VERSION */
+	unsigned int version;		/* as read (2 to 6); saves write GUAC_MANIFEST_VERSION */
 	char tool_version[32];
 	char host[256];			/* the writer's host name; empty: unknown (before 4) or several */
+	char run[128];			/* the run that wrote it (version 6); empty: none given */
 	unsigned int stream_version;
 	uint64_t origin;		/* stream origin block */
 	uint64_t stream_offset;		/* stream byte at device_offset */

@@ -271,7 +271,7 @@ for doc in README.md docs/fleet.md; do
 	norm <"$r" >"$d/table.run"
 	doc_table "$top/$doc" >"$d/table.doc"
 	diff "$d/table.doc" "$d/table.run" >"$d/table.diff"
-	checkl "b: $doc shows this run's table (loop numbers aside; make check-slurm keeps it in $kept)" \
+	checkl "b: $doc shows this run's table (loop numbers and job IDs aside; make check-slurm keeps it in $kept)" \
 		"[ -s '$d/table.doc' ] && [ ! -s '$d/table.diff' ]" "$d/table.diff"
 done
 
@@ -307,12 +307,14 @@ mkdir -p "$w/s5/x" "$w/s5/y"
 truncate -s 1M "$w/s5/x/disk" "$w/s5/y/disk"
 printf 'guacn1 %s\nguacn2 %s\n' "$n1a" "$n1a" >"$w/s5/twice"
 SLURMD_NODENAME=guacn1 SLURM_JOB_ID=1 bash "$ex/fleet-fill.sbatch" "$w/s5/twice" "$w/s5/m" --origin 33 >"$w/s5/o1" 2>&1
+rc=$?
 checkl "S5: a disk listed under guacn1 and guacn2: refused (exit 2), nothing written" \
-	"[ \$? -eq 2 ] && grep -q 'lists under guacn1 and another host too: $n1a' '$w/s5/o1' && [ ! -e '$w/s5/m' ]" "$w/s5/o1"
+	"[ $rc -eq 2 ] && grep -q 'lists under guacn1 and another host too: $n1a' '$w/s5/o1' && [ ! -e '$w/s5/m' ]" "$w/s5/o1"
 printf 'guacn1 %s\nguacn1 %s\n' "$w/s5/x/disk" "$w/s5/y/disk" >"$w/s5/one"
 SLURMD_NODENAME=guacn1 SLURM_JOB_ID=2 bash "$ex/fleet-fill.sbatch" "$w/s5/one" "$w/s5/m" --origin 33 >"$w/s5/o2" 2>&1
+rc=$?
 checkl "S5: two disks named 'disk' on one host: two manifests, both OK" \
-	"[ \$? -eq 0 ] && [ \$(ls '$w/s5/m'/guacn1-*disk.json | wc -l) -eq 2 ] &&
+	"[ $rc -eq 0 ] && [ \$(ls '$w/s5/m'/guacn1-*disk.json | wc -l) -eq 2 ] &&
 	 \"$GUAC\" report --run 2 '$w/s5/m' | grep -qx '2 disks: 2 OK'" "$w/s5/o2"
 
 # --- c. faults ---------------------------------------------------------------
@@ -462,7 +464,8 @@ pids=$(cat "$sd"/* 2>/dev/null | tr '\n' ' ')
 port=$(sed -n 's/^SlurmctldPort=//p' "$SLURM_CONF")
 t1=$(date +%s)
 "$top/scripts/slurm/cluster.sh" down >"$w/down.log" 2>&1
-checkl "cluster.sh down exits 0 ($(($(date +%s) - t1)) s)" "[ \$? -eq 0 ]" "$w/down.log"
+rc=$?	# checkl's own commands would reset $? before its eval
+checkl "cluster.sh down exits 0 ($(($(date +%s) - t1)) s)" "[ $rc -eq 0 ]" "$w/down.log"
 alive=""
 for p in $pids; do [ -d "/proc/$p" ] && alive="$alive $p"; done
 check "... no daemon left (PIDs$pids)" "[ -z '$alive' ]"

@@ -398,37 +398,16 @@ checkl "c4: ... and the afterok chain completed: every check and the merge COMPL
 	"all_ok $ver && all_ok $mrg && grep -q '^OK' '$d'/guac-merge-*.log" "$d"/guac-verify-*.log "$d"/guac-merge-*.log
 
 # c5: a time limit with its warning signal to the batch shell
-# (--time=1 --signal=B:INT@30): guac write is slowed (a shim: 0.4 s per
-# write of the target) so that the fill outlasts the warning; the task
+# (--time=1 --signal=B:INT@30): guac write is slowed (a shim,
+# tests/userspace/shims/slow_pwrite.c: 0.4 s per write of the target) so
+# that the fill outlasts the warning; the task
 # passes the signal on, requeues, resumes, and ends COMPLETED, never TIMEOUT.
 d=$w/c5
 mkdir -p "$d"
-cat >"$d/slow.c" <<'EOF'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	ssize_t (*real)(int, const void *, size_t, off_t) =
-		(ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
-	const char *ino = getenv("SLOW_INO");
-	struct timespec t = { 0, 400000000 };
-	struct stat st;
-
-	if (ino && !fstat(fd, &st) && st.st_ino == strtoull(ino, NULL, 10))
-		nanosleep(&t, NULL);
-	return real(fd, buf, len, off);
-}
-ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
-EOF
 truncate -s 96M "$d/lun.img"
-if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$d/slow.c" -ldl 2>"$d/cc.err"; then
-	fill=$(sbatch --parsable -D "$d" -c 2 --array=0 --time=1 --signal=B:INT@30 \
-		--export=ALL,LD_PRELOAD="$d/slow.so",SLOW_INO="$(stat -c %i "$d/lun.img")",GUAC_REQUEUES=10 \
+if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwrite.c" -ldl 2>"$d/cc.err"; then
+	fill=$(sbatch --parsable -D "$d" -c 1 --array=0 --time=1 --signal=B:INT@30 \
+		--export=ALL,LD_PRELOAD="$d/slow.so",SLOW_INO="$(stat -c %i "$d/lun.img")",SLOW_NS=400000000,GUAC_REQUEUES=10 \
 		"$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" --origin 45 --length 96M)
 	ver=$(sbatch --parsable -D "$d" --array=0 --dependency=afterok:"$fill" "$ex/verify-shard.sbatch" "$d/parts")
 	wait_jobs "$fill" "$ver"

@@ -123,7 +123,8 @@ check "GUAC_CHECKPOINT_SECONDS=x: refused (status 2)" "[ \$? -eq 2 ] && grep -q 
 # A failed fsync is reported once per open file, so the one at the end can
 # succeed over data a checkpoint's fsync lost. A shim fails the target's
 # first fsync with EIO (the manifest's own fsyncs pass) and slows its
-# writes so that checkpoints happen: the run must fail, never say durable.
+# writes (shims/slow_pwrite.c) so that checkpoints happen: the run must fail,
+# never say durable.
 CC=${CC:-cc}
 cat >"$tmp/fsynceio.c" <<'EOF'
 #define _GNU_SOURCE
@@ -132,8 +133,6 @@ cat >"$tmp/fsynceio.c" <<'EOF'
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <time.h>
-#include <unistd.h>
 
 static int is_target(int fd)
 {
@@ -154,23 +153,12 @@ int fsync(int fd)
 	}
 	return real(fd);
 }
-
-ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	ssize_t (*real)(int, const void *, size_t, off_t) =
-		(ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
-	struct timespec ms = { 0, 2000000 };
-
-	if (is_target(fd))
-		nanosleep(&ms, NULL);
-	return real(fd, buf, len, off);
-}
-ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
 EOF
 e=$tmp/e em=$tmp/e.json
 : >"$e"
-if $CC -shared -fPIC -o "$tmp/fsynceio.so" "$tmp/fsynceio.c" -ldl 2>"$tmp/cc.err"; then
-	EIO_INO=$(stat -c %i "$e") LD_PRELOAD="$tmp/fsynceio.so" GUAC_CHECKPOINT_SECONDS=0.1 \
+shims=$(cd "$(dirname "$0")/../shims" && pwd)
+if $CC -shared -fPIC -o "$tmp/fsynceio.so" "$tmp/fsynceio.c" "$shims/slow_pwrite.c" -ldl 2>"$tmp/cc.err"; then
+	EIO_INO=$(stat -c %i "$e") SLOW_INO=$(stat -c %i "$e") LD_PRELOAD="$tmp/fsynceio.so" GUAC_CHECKPOINT_SECONDS=0.1 \
 		"$GUAC" write --length 32M --bs 64K --origin 15 -m "$em" "$e" >"$tmp/e1" 2>&1
 	rc=$?
 	check "a checkpoint's fsync fails with EIO, the last one passes: exit 2, FAILED: fsync, nothing durable" \
@@ -184,16 +172,13 @@ rm -f "$e"
 # (issue 40): a shim steps the wall clock an hour back 0.5 s into the fill
 # (CLOCK_REALTIME reads an hour ahead of the kernel's from then on: a
 # deadline taken from it lies an hour away, as after a real step back) and
-# slows the target's writes, so that the fill lasts. The manifest must keep
+# slows the target's writes (shims/slow_pwrite.c), so that the fill lasts. The manifest must keep
 # recording durable bytes after the step; a wait on a wall-clock deadline
 # recorded none until the fill ended.
 cat >"$tmp/clockstep.c" <<'EOF'
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
@@ -212,25 +197,11 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 		ts->tv_sec += 3600;
 	return ret;
 }
-
-ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	ssize_t (*real)(int, const void *, size_t, off_t) =
-		(ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
-	const char *ino = getenv("SLOW_INO");
-	struct timespec ms = { 0, 3000000 };
-	struct stat st;
-
-	if (ino && !fstat(fd, &st) && st.st_ino == strtoull(ino, NULL, 10))
-		nanosleep(&ms, NULL);
-	return real(fd, buf, len, off);
-}
-ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
 EOF
 c=$tmp/c cm=$tmp/c.json
 : >"$c"
-if $CC -shared -fPIC -o "$tmp/clockstep.so" "$tmp/clockstep.c" -ldl 2>"$tmp/cc.err"; then
-	SLOW_INO=$(stat -c %i "$c") LD_PRELOAD="$tmp/clockstep.so" GUAC_CHECKPOINT_SECONDS=0.2 \
+if $CC -shared -fPIC -o "$tmp/clockstep.so" "$tmp/clockstep.c" "$shims/slow_pwrite.c" -ldl 2>"$tmp/cc.err"; then
+	SLOW_INO=$(stat -c %i "$c") SLOW_NS=3000000 LD_PRELOAD="$tmp/clockstep.so" GUAC_CHECKPOINT_SECONDS=0.2 \
 		"$GUAC" write --length 1G --bs 64K --origin 16 -m "$cm" "$c" >"$tmp/c1" 2>&1 &
 	pid=$!
 	rec() { grep -o '"done": [0-9]*' "$cm" 2>/dev/null | awk '{s += $2} END {print s + 0}'; }

@@ -398,16 +398,18 @@ checkl "c4: ... and the afterok chain completed: every check and the merge COMPL
 	"all_ok $ver && all_ok $mrg && grep -q '^OK' '$d'/guac-merge-*.log" "$d"/guac-verify-*.log "$d"/guac-merge-*.log
 
 # c5: a time limit with its warning signal to the batch shell
-# (--time=1 --signal=B:INT@30): guac write is slowed (a shim,
-# tests/userspace/shims/slow_pwrite.c: 0.4 s per write of the target) so
-# that the fill outlasts the warning; the task
-# passes the signal on, requeues, resumes, and ends COMPLETED, never TIMEOUT.
+# (--time=2 --signal=B:INT@90: slurmctld looks at time limits every 30 s or
+# so, and sends the warning once no more than 90 s are left, so 30 to 60 s
+# into the job). guac write is slowed (tests/userspace/shims/slow_pwrite.c,
+# 0.8 s per 1 MiB write of the target, one writer: 77 s for the fill) so that
+# the fill outlasts the warning; the task passes the signal on, requeues,
+# resumes from its checkpoint and ends COMPLETED, never TIMEOUT.
 d=$w/c5
 mkdir -p "$d"
 truncate -s 96M "$d/lun.img"
 if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwrite.c" -ldl 2>"$d/cc.err"; then
-	fill=$(sbatch --parsable -D "$d" -c 1 --array=0 --time=1 --signal=B:INT@30 \
-		--export=ALL,LD_PRELOAD="$d/slow.so",SLOW_INO="$(stat -c %i "$d/lun.img")",SLOW_NS=400000000,GUAC_REQUEUES=10 \
+	fill=$(sbatch --parsable -D "$d" -c 1 --array=0 --time=2 --signal=B:INT@90 \
+		--export=ALL,LD_PRELOAD="$d/slow.so",SLOW_INO="$(stat -c %i "$d/lun.img")",SLOW_NS=800000000,GUAC_REQUEUES=10 \
 		"$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" --origin 45 --length 96M)
 	ver=$(sbatch --parsable -D "$d" --array=0 --dependency=afterok:"$fill" "$ex/verify-shard.sbatch" "$d/parts")
 	wait_jobs "$fill" "$ver"

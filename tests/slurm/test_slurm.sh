@@ -408,8 +408,10 @@ d=$w/c5
 mkdir -p "$d"
 truncate -s 96M "$d/lun.img"
 if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwrite.c" -ldl 2>"$d/cc.err"; then
-	fill=$(sbatch --parsable -D "$d" -c 1 --array=0 --time=2 --signal=B:INT@90 \
-		--export=ALL,LD_PRELOAD="$d/slow.so",SLOW_INO="$(stat -c %i "$d/lun.img")",SLOW_NS=800000000,GUAC_REQUEUES=10 \
+	# The shim goes to the job in sbatch's environment: with --export=ALL,VAR=...
+	# this Slurm (22.05) sent no warning signal at all.
+	fill=$(LD_PRELOAD="$d/slow.so" SLOW_INO="$(stat -c %i "$d/lun.img")" SLOW_NS=800000000 GUAC_REQUEUES=10 \
+		sbatch --parsable -D "$d" -c 1 --array=0 --time=2 --signal=B:INT@90 \
 		"$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" --origin 45 --length 96M)
 	ver=$(sbatch --parsable -D "$d" --array=0 --dependency=afterok:"$fill" "$ex/verify-shard.sbatch" "$d/parts")
 	wait_jobs "$fill" "$ver"

@@ -710,9 +710,10 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 		w[k] = strlen(head[k]);
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i <= f->n; i++) {
-			const struct guac_fleet_disk *d = &f->disk[i ? i - 1 : 0];
+			/* Row 0 is the heading; an empty fleet has no array at all. */
+			const struct guac_fleet_disk *d = i ? &f->disk[i - 1] : NULL;
 
-			if (!i) {
+			if (!d) {
 				for (k = 0; k < NCOLS; k++)
 					snprintf(cell[k], sizeof(cell[k]), "%s", head[k]);
 			} else {

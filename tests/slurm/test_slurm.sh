@@ -191,28 +191,34 @@ guacn2 $n2a
 guacn2 $n2bad
 guacn3 /dev/disk/by-id/wwn-0x5000c500deadbeef
 EOT
-j1=$(sbatch --parsable -D "$d" --nodelist=guacn1 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 31)
-j2=$(sbatch --parsable -D "$d" --nodelist=guacn2 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 31)
+# The manifest's name: the disk's by-id name, else (a loop device) its path with '/' made '_'.
+mname() { echo "$1" | sed 's|^/*||; s|/|_|g'; }
+j1=$(GUAC_RUN=week1 sbatch --parsable -D "$d" --nodelist=guacn1 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 31)
+j2=$(GUAC_RUN=week1 sbatch --parsable -D "$d" --nodelist=guacn2 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 31)
 wait_jobs "$j1" "$j2"
 checkl "b: guacn1's fleet job COMPLETED 0:0 (both its disks written and OK)" "all_ok $j1" "$d"/guac-fleet-guacn1-*.log
 checkl "b: guacn2's fleet job FAILED with exit status 2 (its bad disk)" \
 	"[ \"\$(states $j2)\" = 'FAILED 2:0' ]" "$d"/guac-fleet-guacn2-*.log
 checkl "b: on guacn2 (host name guacbox2.lab.example) the job took its disks by node name" \
 	"grep -qx 'guac-fleet: guacn2: 2 disks: $n2a $n2bad' '$d'/guac-fleet-*-$j2.log" "$d"/guac-fleet-*-"$j2".log
-check "b: every disk got a manifest that names its host" \
-	"grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(basename "$n1a").json' &&
-	 grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(basename "$n1b").json' &&
-	 grep -q '\"host\": \"guacn2\"' '$d/fleet/guacn2-$(basename "$n2a").json' &&
-	 grep -q '\"host\": \"guacn2\"' '$d/fleet/guacn2-$(basename "$n2bad").json'"
+check "b: every disk got a manifest that names its host and the run (week1)" \
+	"grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(mname "$n1a").json' &&
+	 grep -q '\"host\": \"guacn1\"' '$d/fleet/guacn1-$(mname "$n1b").json' &&
+	 grep -q '\"host\": \"guacn2\"' '$d/fleet/guacn2-$(mname "$n2a").json' &&
+	 grep -q '\"host\": \"guacn2\"' '$d/fleet/guacn2-$(mname "$n2bad").json' &&
+	 [ \$(grep -l '\"run\": \"week1\"' '$d'/fleet/*.json | wc -l) -eq 4 ]"
+checkl "b: each job left its end state in fleet/.runs/week1" \
+	"grep -qx 'guacn1 COMPLETED 0 (job $j1)' '$d/fleet/.runs/week1/guacn1.job' &&
+	 grep -qx 'guacn2 FAILED 2 (job $j2)' '$d/fleet/.runs/week1/guacn2.job'" "$d"/fleet/.runs/week1/*
 # Later n1b goes bad: zeroed sectors at 1 MiB, and a write misdirected from 40 MiB to 8 MiB.
 dd if=/dev/zero of="$n1b" bs=4096 seek=256 count=2 oflag=direct status=none
 "$GUAC" gen --origin 31 --offset 40M --length 8K | dd of="$n1b" bs=4096 seek=2048 oflag=direct status=none
-j3=$(sbatch --parsable -D "$d" --nodelist=guacn1 -o "$d/recheck.log" --wrap "guac verify --manifest $d/fleet/guacn1-$(basename "$n1b").json")
+j3=$(sbatch --parsable -D "$d" --nodelist=guacn1 -o "$d/recheck.log" --wrap "guac verify --manifest $d/fleet/guacn1-$(mname "$n1b").json")
 wait_jobs "$j3"
 checkl "b: the recheck of the damaged disk on guacn1 FAILED 1:0 (a mismatch)" "[ \"\$(states $j3)\" = 'FAILED 1:0' ]" "$d/recheck.log"
 # Relative paths (the job runs in $d): the report prints the --expect path as
 # given, so the table is the one README.md and docs/fleet.md show.
-jr=$(sbatch --parsable -D "$d" --dependency=afterany:"$j1:$j2:$j3" "$ex/fleet-report.sbatch" inventory fleet)
+jr=$(sbatch --parsable -D "$d" --dependency=afterany:"$j1:$j2:$j3" "$ex/fleet-report.sbatch" inventory fleet week1 "$j1" "$j2")
 wait_jobs "$jr"
 checkl "b: the report job FAILED 1:0: not every disk is OK" "[ \"\$(states $jr)\" = 'FAILED 1:0' ]" "$d"/guac-report-*.log
 r=$d/fleet/report.txt
@@ -226,6 +232,9 @@ check "b: report: guacn2 $n2bad FAILED, and why (the write error)" \
 check "b: report: guacn3's disk, with no manifest, is MISSING" \
 	"grep -q '^guacn3 /dev/disk/by-id/wwn-0x5000c500deadbeef: MISSING' '$r'"
 check "b: report: the summary" "grep -qx '5 disks: 2 OK, 1 MISMATCH, 1 FAILED, 1 MISSING' '$r'"
+check "b: report: each disk not OK says its host's job (Slurm's state)" \
+	"grep -q '^guacn2 $n2bad: FAILED: .*; its job: FAILED 2:0 (job $j2)\$' '$r' &&
+	 grep -q '^guacn1 $n1b: MISMATCH: .*; its job: COMPLETED 0:0 (job $j1)\$' '$r'"
 python3 - "$d/fleet/report.json" "$d/fleet/report.svg" >"$d/py" 2>&1 <<'PY'
 import json, sys, xml.dom.minidom
 r = json.load(open(sys.argv[1]))
@@ -251,19 +260,62 @@ mkdir -p "$(dirname "$kept")" && cp "$r" "$kept"
 # from a loop over a full tmpfs; EIO on kernels whose loop driver says so).
 norm() {
 	sed -e "s|$n1a\\b|@0|g; s|$n1b\\b|@1|g; s|$n2a\\b|@2|g; s|$n2bad\\b|@3|g" \
-	    -e 's|@\([0-3]\)|/dev/loop\1|g; s/Input\/output error/No space left on device/' | tr -s ' '
+	    -e 's|@\([0-3]\)|/dev/loop\1|g; s/Input\/output error/No space left on device/' \
+	    -e 's/(job [0-9]*)/(job N)/g' | tr -s ' '
 }
 doc_table() {
 	awk '/^\$ guac report --expect inventory /{on=1; next} on && (/^\$ / || /^```/){exit} on' "$1" |
-		sed -e 's/Input\/output error/No space left on device/' | tr -s ' '
+		sed -e 's/Input\/output error/No space left on device/; s/(job [0-9]*)/(job N)/g' | tr -s ' '
 }
 for doc in README.md docs/fleet.md; do
 	norm <"$r" >"$d/table.run"
 	doc_table "$top/$doc" >"$d/table.doc"
 	diff "$d/table.doc" "$d/table.run" >"$d/table.diff"
-	checkl "b: $doc shows this run's table (loop numbers aside; make check-slurm keeps it in $kept)" \
+	checkl "b: $doc shows this run's table (loop numbers and job IDs aside; make check-slurm keeps it in $kept)" \
 		"[ -s '$d/table.doc' ] && [ ! -s '$d/table.diff' ]" "$d/table.diff"
 done
+
+# --- d. the same fleet a week later, into the same directory (issue 40) -----
+# guacn1's job has another origin: --resume refuses its disks ("records
+# another fill": nothing written), so it FAILs before its checks; guacn2's
+# job is held, then cancelled while pending (a node that stays down). The
+# report of week2 must show none of week1's OK.
+d=$w/b
+k1=$(GUAC_RUN=week2 sbatch --parsable -D "$d" --nodelist=guacn1 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 32)
+k2=$(GUAC_RUN=week2 sbatch --parsable -D "$d" --hold --nodelist=guacn2 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 32)
+scancel "$k2"
+wait_jobs "$k1" "$k2"
+checkl "d: week2 on guacn1 FAILED 2:0 (its resume refused), on guacn2 CANCELLED while pending" \
+	"[ \"\$(states $k1)\" = 'FAILED 2:0' ] && grep -q 'records another fill' '$d'/guac-fleet-guacn1-$k1.log &&
+	 [ \"\$(states $k2)\" = 'CANCELLED 0:0' ]" "$d"/guac-fleet-*-"$k1".log
+kr=$(sbatch --parsable -D "$d" --dependency=afterany:"$k1:$k2" "$ex/fleet-report.sbatch" inventory fleet week2 "$k1" "$k2")
+wait_jobs "$kr"
+r=$d/fleet/report.txt
+checkl "d: the report of week2 FAILED 1:0: 5 disks, 5 MISSING, none of week1's OK" \
+	"[ \"\$(states $kr)\" = 'FAILED 1:0' ] && grep -qx '5 disks: 5 MISSING' '$r' && ! grep -q ' OK ' '$r'" "$r" "$d"/guac-report-"$kr".log
+check "d: guacn1's disks: week1's manifest named, and the job FAILED 2:0" \
+	"[ \$(grep -c \"^guacn1 /dev/loop[0-9]*: MISSING: no manifest of run week2: '.*' is of run week1 (finished .*, status complete); its job: FAILED 2:0 (job $k1)\\\$\" '$r') -eq 2 ]"
+check "d: guacn2's disks: the job CANCELLED (it never ran)" \
+	"[ \$(grep -c '^guacn2 /dev/loop[0-9]*: MISSING: no manifest of run week2: .*; its job: CANCELLED 0:0 (job $k2)\$' '$r') -eq 2 ]"
+"$GUAC" report --expect "$d/inventory" "$d/fleet" >"$d/all.txt" 2>&1
+checkl "d: without --run the table shows each manifest's run (week1) and age" \
+	"grep -Eq '^guacn1 +$n1a +.* week1 +[0-9]+[mhd] +OK ' '$d/all.txt'" "$d/all.txt"
+
+# S5: one disk listed under two hosts is refused before anything is
+# written; two disks of one host with one file name get a manifest each.
+mkdir -p "$w/s5/x" "$w/s5/y"
+truncate -s 1M "$w/s5/x/disk" "$w/s5/y/disk"
+printf 'guacn1 %s\nguacn2 %s\n' "$n1a" "$n1a" >"$w/s5/twice"
+SLURMD_NODENAME=guacn1 SLURM_JOB_ID=1 bash "$ex/fleet-fill.sbatch" "$w/s5/twice" "$w/s5/m" --origin 33 >"$w/s5/o1" 2>&1
+rc=$?
+checkl "S5: a disk listed under guacn1 and guacn2: refused (exit 2), nothing written" \
+	"[ $rc -eq 2 ] && grep -q 'lists under guacn1 and another host too: $n1a' '$w/s5/o1' && [ ! -e '$w/s5/m' ]" "$w/s5/o1"
+printf 'guacn1 %s\nguacn1 %s\n' "$w/s5/x/disk" "$w/s5/y/disk" >"$w/s5/one"
+SLURMD_NODENAME=guacn1 SLURM_JOB_ID=2 bash "$ex/fleet-fill.sbatch" "$w/s5/one" "$w/s5/m" --origin 33 >"$w/s5/o2" 2>&1
+rc=$?
+checkl "S5: two disks named 'disk' on one host: two manifests, both OK" \
+	"[ $rc -eq 0 ] && [ \$(ls '$w/s5/m'/guacn1-*disk.json | wc -l) -eq 2 ] &&
+	 \"$GUAC\" report --run 2 '$w/s5/m' | grep -qx '2 disks: 2 OK'" "$w/s5/o2"
 
 # --- c. faults ---------------------------------------------------------------
 
@@ -326,16 +378,65 @@ wait_jobs "$mrg"
 checkl "c3: the merge refuses the failed part (FAILED 1:0, no merged manifest)" \
 	"[ \"\$(states $mrg)\" = 'FAILED 1:0' ] && [ ! -e '$d/lun.json' ]" "$d"/guac-merge-*.log
 
+# c4: scancel --signal=TERM --full mid-write, the check and the merge already
+# queued behind it (afterok): the task requeues itself, resumes, and the
+# chain completes without anyone.
+d=$w/c4
+mkdir -p "$d"
+fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1 "$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" \
+	--origin 44 --length 4G --sync)
+ver=$(sbatch --parsable -D "$d" -c 2 --array=0-1 --dependency=afterok:"$fill" "$ex/verify-shard.sbatch" "$d/parts")
+mrg=$(sbatch --parsable -D "$d" --dependency=afterok:"$ver" "$ex/merge.sbatch" "$d/parts" "$d/lun.json")
+writer_started "$d/parts/part-0.json" $((64 << 20))
+scancel --signal=TERM --full "${fill}_0"
+wait_jobs "$fill" "$ver" "$mrg"
+checkl "c4: TERM: the task requeued itself, resumed from its manifest's durable bytes, COMPLETED 0:0" \
+	"all_ok $fill && grep -q 'interrupted: requeued' '$d'/guac-fill-${fill}_0.log &&
+	 grep -Eq \"^resuming '.*part-0.json' \\(interrupted\\): [1-9][0-9]* of\" '$d'/guac-fill-${fill}_0.log &&
+	 scontrol -o show job ${fill}_0 | grep -q 'Restarts=1'" "$d"/guac-fill-*.log
+checkl "c4: ... and the afterok chain completed: every check and the merge COMPLETED 0:0" \
+	"all_ok $ver && all_ok $mrg && grep -q '^OK' '$d'/guac-merge-*.log" "$d"/guac-verify-*.log "$d"/guac-merge-*.log
+
+# c5: a time limit with its warning signal to the batch shell
+# (--time=2 --signal=B:INT@90: slurmctld looks at time limits every 30 s or
+# so, and sends the warning once no more than 90 s are left, so 30 to 60 s
+# into the job). guac write is slowed (tests/userspace/shims/slow_pwrite.c,
+# 0.8 s per 1 MiB write of the target, one writer: 77 s for the fill) so that
+# the fill outlasts the warning; the task passes the signal on, requeues,
+# resumes from its checkpoint and ends COMPLETED, never TIMEOUT.
+d=$w/c5
+mkdir -p "$d"
+truncate -s 96M "$d/lun.img"
+if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwrite.c" -ldl 2>"$d/cc.err"; then
+	# The shim goes to the job in sbatch's environment: with --export=ALL,VAR=...
+	# this Slurm (22.05) sent no warning signal at all.
+	fill=$(LD_PRELOAD="$d/slow.so" SLOW_INO="$(stat -c %i "$d/lun.img")" SLOW_NS=800000000 GUAC_REQUEUES=10 \
+		sbatch --parsable -D "$d" -c 1 --array=0 --time=2 --signal=B:INT@90 \
+		"$ex/fill-shard.sbatch" "$d/lun.img" "$d/parts" --origin 45 --length 96M)
+	ver=$(sbatch --parsable -D "$d" --array=0 --dependency=afterok:"$fill" "$ex/verify-shard.sbatch" "$d/parts")
+	wait_jobs "$fill" "$ver"
+	checkl "c5: the time limit's warning: the task requeued itself and then COMPLETED 0:0 (not TIMEOUT)" \
+		"all_ok $fill && grep -q 'interrupted: requeued' '$d'/guac-fill-${fill}_0.log &&
+		 scontrol -o show job ${fill}_0 | grep -q 'Restarts=[1-9]'" "$d"/guac-fill-*.log
+	checkl "c5: ... a rerun resumed from its checkpoint (durable bytes > 0), and the check after it (afterok) COMPLETED 0:0" \
+		"grep -Eq \"^resuming '.*part-0.json' \\(interrupted\\): [1-9][0-9]* of\" '$d'/guac-fill-${fill}_0.log &&
+		 all_ok $ver" "$d"/guac-fill-*.log "$d"/guac-verify-*.log
+	check "c5: the target is byte for byte the stream (cmp)" \
+		"$GUAC gen --origin 45 --length 96M | cmp -s - '$d/lun.img'"
+else
+	not_ok "c5: cannot build the write-slowing shim" "$d/cc.err"
+fi
+
 # fleet-report.sbatch's own status, run as a plain script on b's manifests: a
 # fleet not OK is exit 1, but a JSON run that fails otherwise (a usage error,
 # a crash: here a guac whose --json exits 3) fails the job, never hidden.
 mkdir -p "$w/fake"
 printf '#!/bin/sh\ncase " $* " in *" --json "*) exit 3 ;; esac\nexec %s "$@"\n' "$GUAC" >"$w/fake/guac"
 chmod +x "$w/fake/guac"
-(cd "$w/b" && bash "$ex/fleet-report.sbatch" inventory fleet) >"$w/rep1.log" 2>&1
+(cd "$w/b" && bash "$ex/fleet-report.sbatch" inventory fleet week1) >"$w/rep1.log" 2>&1
 rc=$?
 checkl "fleet-report.sbatch: a fleet with disks not OK: exit 1" "[ $rc -eq 1 ]" "$w/rep1.log"
-(cd "$w/b" && PATH=$w/fake:$PATH bash "$ex/fleet-report.sbatch" inventory fleet) >"$w/rep3.log" 2>&1
+(cd "$w/b" && PATH=$w/fake:$PATH bash "$ex/fleet-report.sbatch" inventory fleet week1) >"$w/rep3.log" 2>&1
 rc=$?
 checkl "fleet-report.sbatch: guac report --json failing with exit 3: the job exits 3, saying so" \
 	"[ $rc -eq 3 ] && grep -q 'guac report --json failed (exit 3)' '$w/rep3.log'" "$w/rep3.log"
@@ -346,7 +447,8 @@ pids=$(cat "$sd"/* 2>/dev/null | tr '\n' ' ')
 port=$(sed -n 's/^SlurmctldPort=//p' "$SLURM_CONF")
 t1=$(date +%s)
 "$top/scripts/slurm/cluster.sh" down >"$w/down.log" 2>&1
-checkl "cluster.sh down exits 0 ($(($(date +%s) - t1)) s)" "[ \$? -eq 0 ]" "$w/down.log"
+rc=$?	# checkl's own commands would reset $? before its eval
+checkl "cluster.sh down exits 0 ($(($(date +%s) - t1)) s)" "[ $rc -eq 0 ]" "$w/down.log"
 alive=""
 for p in $pids; do [ -d "/proc/$p" ] && alive="$alive $p"; done
 check "... no daemon left (PIDs$pids)" "[ -z '$alive' ]"

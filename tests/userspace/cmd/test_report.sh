@@ -204,9 +204,9 @@ ids "$tmp/h/f1.json" '"ZA1B2C3D"' '"naa.5000c500a1b2c3d4"'
 ids "$tmp/h/f2.json" '"S3Z9NB0K123456"' null
 expect_report "guacn1 naa.5000c500a1b2c3d4" "guacn2 S3Z9NB0K123456"
 check "--expect by WWN and by serial: both matched (exit 0)" "[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
-check "... SERIAL/WWN shows the WWN where there is one, else the serial" \
-	"grep -Eq '^guacn1.lab.example +$tmp/f1 +naa.5000c500a1b2c3d4 +1.00 MiB +OK ' '$tmp/out' &&
-	 grep -Eq '^guacn2 +$tmp/f2 +S3Z9NB0K123456 +1.00 MiB +OK ' '$tmp/out'"
+check "... SERIAL/WWN shows the WWN where there is one, else the serial; no run (-), an age in minutes" \
+	"grep -Eq '^guacn1.lab.example +$tmp/f1 +naa.5000c500a1b2c3d4 +1.00 MiB +- +[0-9]+m +OK ' '$tmp/out' &&
+	 grep -Eq '^guacn2 +$tmp/f2 +S3Z9NB0K123456 +1.00 MiB +- +[0-9]+m +OK ' '$tmp/out'"
 expect_report "guacn1 ZA1B2C3D"
 check "--expect by the serial of a disk that has a WWN too" "[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
 expect_report "guacn1 naa.5000c500a1b2c3d5" "guacn2 S3Z9NB0K12345" "guacn2 naa.5000c500a1b2c3d4"
@@ -268,4 +268,53 @@ check "a target named with < > & \" : the JSON and the SVG parse and keep the na
 check "a picture that cannot be written: exit 2" "[ \$? -eq 2 ] && grep -q 'cannot write the picture' '$tmp/out'"
 "$GUAC" report --help | grep -q -- '--expect FILE'
 check "--help documents --expect" "[ \$? -eq 0 ]"
+
+# A run's report speaks for that run (issue 40): the fleet of week 1 is
+# written and checked OK; week 2 reruns into the same directory with another
+# origin, so --resume refuses the disk that exists ("records another fill":
+# nothing written, the job FAILED), and the other disk's job never runs.
+# guac report --run w2 must not show week 1's OK for either.
+r=$tmp/run
+mkdir -p "$r/m"
+for k in x y; do
+	"$GUAC" write --run w1 --host n1 --origin 8 -n 1M -m "$r/m/n1-$k.json" "$r/$k" >/dev/null 2>&1 &&
+		"$GUAC" verify -m "$r/m/n1-$k.json" >/dev/null 2>&1
+done
+printf 'n1 %s\nn1 %s\n' "$r/x" "$r/y" >"$r/inv"
+GUAC_RUN=w2 "$GUAC" write --resume --host n1 --origin 9 -n 1M -m "$r/m/n1-x.json" "$r/x" >"$r/o" 2>&1
+check "week 2's resume over week 1's manifest of another fill: refused (exit 2), the manifest still week 1's" \
+	"[ \$? -eq 2 ] && grep -q 'records another fill' '$r/o' && grep -qxF '  \"run\": \"w1\",' '$r/m/n1-x.json'"
+"$GUAC" report --expect "$r/inv" "$r/m" >"$tmp/out" 2>&1
+check "without --run: both OK, each with its run (w1) and age" \
+	"[ \$? -eq 0 ] && [ \$(grep -Ec '^n1 +$r/[xy] +[^ ]+ +1.00 MiB +w1 +[0-9]+m +OK ' '$tmp/out') -eq 2 ]"
+"$GUAC" report --run w2 --expect "$r/inv" "$r/m" >"$tmp/out" 2>&1
+check "--run w2: exit 1, both disks MISSING, naming week 1's manifest, never OK" \
+	"[ \$? -eq 1 ] && grep -qx '2 disks: 2 MISSING' '$tmp/out' &&
+	 grep -q \"^n1 $r/x: MISSING: no manifest of run w2: '$r/m/n1-x.json' is of run w1 (finished 20.*, status complete)\$\" '$tmp/out' &&
+	 ! grep -q 'RUN' '$tmp/out'"
+printf '# host state why\nn1 FAILED 2:0 (job 41)\nn9 COMPLETED 0:0\n' >"$r/jobs"
+"$GUAC" report --run w2 --jobs "$r/jobs" --expect "$r/inv" "$r/m" >"$tmp/out" 2>&1
+check "--jobs: each disk not OK says its job's end state" \
+	"[ \$? -eq 1 ] && [ \$(grep -c '; its job: FAILED 2:0 (job 41)\$' '$tmp/out') -eq 2 ]"
+# Week 2 writes y again (its job ran) under a new name, next to week 1's file.
+GUAC_RUN=w2 "$GUAC" write --host n1 --origin 9 -n 1M -m "$r/m/n1-by-id-y.json" "$r/y" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$r/m/n1-by-id-y.json" >/dev/null 2>&1
+"$GUAC" report --run w2 --json --expect "$r/inv" "$r/m" >"$tmp/out.json" 2>&1
+python3 - "$tmp/out.json" "$r" >"$tmp/py3" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["disks"]
+by = {x["target"][len(sys.argv[2]) + 1:]: x for x in d}
+assert len(d) == 2, d
+assert by["y"]["state"] == "OK" and by["y"]["run"] == "w2", by["y"]
+assert by["x"]["state"] == "MISSING" and by["x"]["run"] == "w1", by["x"]
+print("one row per disk")
+PY
+check "--run w2: y, written again by week 2, is OK once (week 1's manifest of it is no row); x MISSING" \
+	"grep -qx 'one row per disk' '$tmp/py3'" "$tmp/py3"
+printf 'n1\n' >"$r/badjobs"
+"$GUAC" report --run w2 --jobs "$r/badjobs" "$r/m" >"$tmp/out" 2>&1
+check "--jobs: a line without a state is refused (exit 2), naming it" \
+	"[ \$? -eq 2 ] && grep -q 'badjobs:1: expected \"HOST STATE' '$tmp/out'"
+"$GUAC" report --help | grep -q -- '--run ID' && "$GUAC" report --help | grep -q -- '--jobs FILE'
+check "--help documents --run and --jobs" "[ \$? -eq 0 ]"
 tap_end

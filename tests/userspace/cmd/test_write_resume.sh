@@ -99,12 +99,32 @@ check "... --resume goes on from them, not from 0" \
 "$GUAC" verify -m "$km" >"$tmp/k3" 2>&1
 check "... and the whole verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/k3'"
 rm -f "$k"
+# A resume that fails (its target removed meanwhile: nothing counts durable)
+# reports the rate of the bytes it wrote, not of "0 minus those resumed"
+# (issue 40: "1736438752.54 GB/s").
+r=$tmp/r rm_=$tmp/r.json
+"$GUAC" write --length 1G --origin 17 -m "$rm_" "$r" >"$tmp/r1" 2>&1 &
+pid=$!
+wait_written $pid 50000000
+kill -INT $pid
+wait $pid
+"$GUAC" write --length 1G --origin 17 --resume -m "$rm_" "$r" >"$tmp/r2" 2>&1 &
+pid=$!
+wait_written $pid 30000000
+rm -f "$r"
+wait $pid
+rc=$?
+rate=$(sed -n 's/^DURABLE: .* s, \([0-9.]*\) \([MG]\)B\/s$/\1 \2/p' "$tmp/r2")
+check "a resume whose target is removed: FAILED, with a rate this machine can write ($rate B/s)" \
+	"[ $rc -eq 2 ] && grep -q 'removed or replaced' '$tmp/r2' &&
+	 echo '$rate' | awk '{exit !(NF == 2 && (\$2 == \"M\" || \$1 < 100))}'"
 GUAC_CHECKPOINT_SECONDS=x "$GUAC" write --length 1M -m "$tmp/x.json" "$tmp/x" >"$tmp/o" 2>&1
 check "GUAC_CHECKPOINT_SECONDS=x: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'invalid GUAC_CHECKPOINT_SECONDS' '$tmp/o'"
 # A failed fsync is reported once per open file, so the one at the end can
 # succeed over data a checkpoint's fsync lost. A shim fails the target's
 # first fsync with EIO (the manifest's own fsyncs pass) and slows its
-# writes so that checkpoints happen: the run must fail, never say durable.
+# writes (shims/slow_pwrite.c) so that checkpoints happen: the run must fail,
+# never say durable.
 CC=${CC:-cc}
 cat >"$tmp/fsynceio.c" <<'EOF'
 #define _GNU_SOURCE
@@ -113,8 +133,6 @@ cat >"$tmp/fsynceio.c" <<'EOF'
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <time.h>
-#include <unistd.h>
 
 static int is_target(int fd)
 {
@@ -135,23 +153,12 @@ int fsync(int fd)
 	}
 	return real(fd);
 }
-
-ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	ssize_t (*real)(int, const void *, size_t, off_t) =
-		(ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
-	struct timespec ms = { 0, 2000000 };
-
-	if (is_target(fd))
-		nanosleep(&ms, NULL);
-	return real(fd, buf, len, off);
-}
-ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
 EOF
 e=$tmp/e em=$tmp/e.json
 : >"$e"
-if $CC -shared -fPIC -o "$tmp/fsynceio.so" "$tmp/fsynceio.c" -ldl 2>"$tmp/cc.err"; then
-	EIO_INO=$(stat -c %i "$e") LD_PRELOAD="$tmp/fsynceio.so" GUAC_CHECKPOINT_SECONDS=0.1 \
+shims=$(cd "$(dirname "$0")/../shims" && pwd)
+if $CC -shared -fPIC -o "$tmp/fsynceio.so" "$tmp/fsynceio.c" "$shims/slow_pwrite.c" -ldl 2>"$tmp/cc.err"; then
+	EIO_INO=$(stat -c %i "$e") SLOW_INO=$(stat -c %i "$e") LD_PRELOAD="$tmp/fsynceio.so" GUAC_CHECKPOINT_SECONDS=0.1 \
 		"$GUAC" write --length 32M --bs 64K --origin 15 -m "$em" "$e" >"$tmp/e1" 2>&1
 	rc=$?
 	check "a checkpoint's fsync fails with EIO, the last one passes: exit 2, FAILED: fsync, nothing durable" \
@@ -161,4 +168,56 @@ else
 	not_ok "cannot build the fsync shim with $CC" "$tmp/cc.err"
 fi
 rm -f "$e"
+# The checkpoints and the waits between them are on the monotonic clock
+# (issue 40): a shim steps the wall clock an hour back 0.5 s into the fill
+# (CLOCK_REALTIME reads an hour ahead of the kernel's from then on: a
+# deadline taken from it lies an hour away, as after a real step back) and
+# slows the target's writes (shims/slow_pwrite.c), so that the fill lasts. The manifest must keep
+# recording durable bytes after the step; a wait on a wall-clock deadline
+# recorded none until the fill ended.
+cat >"$tmp/clockstep.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <time.h>
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static struct timespec t0;
+	int (*real)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	struct timespec mono;
+	int ret = real(id, ts);
+
+	if (ret || id != CLOCK_REALTIME)
+		return ret;
+	real(CLOCK_MONOTONIC, &mono);
+	if (!t0.tv_sec)
+		t0 = mono;
+	if ((mono.tv_sec - t0.tv_sec) * 1000000000L + (mono.tv_nsec - t0.tv_nsec) >= 500000000L)
+		ts->tv_sec += 3600;
+	return ret;
+}
+EOF
+c=$tmp/c cm=$tmp/c.json
+: >"$c"
+if $CC -shared -fPIC -o "$tmp/clockstep.so" "$tmp/clockstep.c" "$shims/slow_pwrite.c" -ldl 2>"$tmp/cc.err"; then
+	SLOW_INO=$(stat -c %i "$c") SLOW_NS=3000000 LD_PRELOAD="$tmp/clockstep.so" GUAC_CHECKPOINT_SECONDS=0.2 \
+		"$GUAC" write --length 1G --bs 64K --origin 16 -m "$cm" "$c" >"$tmp/c1" 2>&1 &
+	pid=$!
+	rec() { grep -o '"done": [0-9]*' "$cm" 2>/dev/null | awk '{s += $2} END {print s + 0}'; }
+	sleep 1.5	# the step came at 0.5 s
+	before=$(rec)
+	for i in $(seq 50); do
+		[ "$(rec)" -gt "$before" ] && break
+		sleep 0.1
+	done
+	after=$(rec)
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	check "the wall clock stepped back an hour mid-write: checkpoints keep coming ($before, then $after bytes recorded)" \
+		"[ $after -gt $before ] && grep -q '\"status\": \"running\"' '$cm'"
+else
+	not_ok "cannot build the clock shim with $CC" "$tmp/cc.err"
+fi
+rm -f "$c"
 tap_end

@@ -4,7 +4,9 @@
 # The manifest's "host" (version 4, docs/manifest.md): guac write records the
 # host it runs on; a merge keeps one host, or none when the parts were
 # written from several; version 3 manifests (no host) still load, and a
-# version 3 manifest that carries "host" is refused. TAP output.
+# version 3 manifest that carries "host" is refused. And its "run" (version
+# 6, issue 40): --run or GUAC_RUN, kept by a resume without one, refused in
+# a version 5 manifest. TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
@@ -37,7 +39,7 @@ check "GUAC_HOST not UTF-8: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'inval
 check "--help documents --host and GUAC_HOST" "[ \$? -eq 0 ] && \"$GUAC\" write --help | grep -q GUAC_HOST"
 
 # Version 3: the same manifest without host still loads and verifies.
-sed 's/"version": 6/"version": 3/; /^  "host": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3.json"
+sed 's/"version": 6/"version": 3/; /^  "host": /d; /^  "run": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3.json"
 reseal "$tmp/v3.json"
 "$GUAC" manifest show "$tmp/v3.json" >"$tmp/o" 2>&1
 check "a version 3 manifest (no host) loads" "[ \$? -eq 0 ]"
@@ -46,7 +48,7 @@ check "a version 3 manifest verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o
 check "a save writes version 6 (host unknown: null)" \
 	"grep -qF '\"version\": 6,' '$tmp/v3.json' && grep -qxF '  \"host\": null,' '$tmp/v3.json'"
 
-sed 's/"version": 6/"version": 3/; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3h.json"
+sed 's/"version": 6/"version": 3/; /^  "run": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3h.json"
 reseal "$tmp/v3h.json"
 "$GUAC" manifest show "$tmp/v3h.json" >"$tmp/o" 2>&1
 check "a version 3 manifest with host is refused (status 2)" \
@@ -73,4 +75,39 @@ rm -f "$tmp/w.json"
 "$GUAC" manifest merge "$tmp/w.json" "$tmp/p0.json" "$tmp/p1.json" >"$tmp/o" 2>&1
 check "parts from two hosts merge (a shared LUN)" "[ \$? -eq 0 ]"
 check "... and the merged manifest names no host" "grep -qxF '  \"host\": null,' '$tmp/w.json'"
+
+# Version 6: the run (guac write --run, else GUAC_RUN; issue 40).
+"$GUAC" write --run 2026-W48 --length 1M --origin 5 -m "$tmp/r.json" "$tmp/r" >/dev/null 2>&1
+check "--run ID is recorded" "[ \$? -eq 0 ] && grep -qxF '  \"run\": \"2026-W48\",' '$tmp/r.json'"
+GUAC_RUN=4711_3 "$GUAC" write --length 1M --origin 5 -m "$tmp/r2.json" "$tmp/r2" >/dev/null 2>&1
+check "... else GUAC_RUN" "[ \$? -eq 0 ] && grep -qxF '  \"run\": \"4711_3\",' '$tmp/r2.json'"
+GUAC_RUN=env "$GUAC" write --run opt --length 1M --origin 5 -m "$tmp/r2.json" "$tmp/r2" >/dev/null 2>&1
+check "... --run over GUAC_RUN" "[ \$? -eq 0 ] && grep -qxF '  \"run\": \"opt\",' '$tmp/r2.json'"
+"$GUAC" write --run 'two words' --length 1M --origin 5 -m "$tmp/r3.json" "$tmp/r3" >"$tmp/o" 2>&1
+check "--run 'two words': refused (status 2), nothing written" \
+	"[ \$? -eq 2 ] && grep -q 'invalid --run' '$tmp/o' && [ ! -e '$tmp/r3' ] && [ ! -e '$tmp/r3.json' ]"
+# A requeued task without GUAC_RUN goes on in the run it began; one with it, in its own.
+"$GUAC" write --run w1 --length 64M --origin 5 -m "$tmp/q.json" "$tmp/q" >/dev/null 2>&1 &
+pid=$!
+wait_written $pid 8000000
+kill -INT $pid
+wait $pid
+"$GUAC" write --resume --length 64M --origin 5 -m "$tmp/q.json" "$tmp/q" >"$tmp/o" 2>&1
+check "a resume without a run keeps the manifest's (w1)" \
+	"[ \$? -eq 0 ] && grep -qxF '  \"run\": \"w1\",' '$tmp/q.json'"
+sed 's/"version": 6/"version": 5/' "$tmp/r.json" >"$tmp/v5r.json"
+reseal "$tmp/v5r.json"
+"$GUAC" manifest show "$tmp/v5r.json" >"$tmp/o" 2>&1
+check "a version 5 manifest with a run is refused (status 2)" \
+	"[ \$? -eq 2 ] && grep -q 'unknown field \"run\" in the manifest (version 5 has none)' '$tmp/o'"
+sed 's/"version": 6/"version": 5/; /^  "run": /d' "$tmp/r.json" >"$tmp/v5.json"
+reseal "$tmp/v5.json"
+"$GUAC" verify --manifest "$tmp/v5.json" >"$tmp/o" 2>&1
+check "a version 5 manifest (no run) verifies, and is saved as version 6 with run null" \
+	"[ \$? -eq 0 ] && grep -qF '\"version\": 6,' '$tmp/v5.json' && grep -qxF '  \"run\": null,' '$tmp/v5.json'"
+sed 's/"run": "2026-W48"/"run": "2026-W47"/' "$tmp/r.json" >"$tmp/edited.json"
+"$GUAC" manifest show "$tmp/edited.json" >"$tmp/o" 2>&1
+check "an edited run breaks the checksum" "[ \$? -eq 2 ] && grep -q 'checksum mismatch' '$tmp/o'"
+"$GUAC" write --help | grep -q -- '--run ID'
+check "--help documents --run and GUAC_RUN" "[ \$? -eq 0 ] && \"$GUAC\" write --help | grep -q GUAC_RUN"
 tap_end

@@ -54,7 +54,7 @@ check "--bad-list: the search's class, the far origin OTHER" \
 # An older guac's manifest (version 4: no MISDIRECTED or WRAPPED) still loads;
 # those classes in one are refused, as version 4 never wrote them.
 to_v4() {
-	sed 's/"version": [56]/"version": 4/; s/, "MISDIRECTED": [0-9]*, "WRAPPED": [0-9]*//; s/, "identity": [^}]*}/}/' "$1" >"$2"
+	sed 's/"version": [56]/"version": 4/; /^  "run": /d; s/, "MISDIRECTED": [0-9]*, "WRAPPED": [0-9]*//; s/, "identity": [^}]*}/}/' "$1" >"$2"
 	reseal "$2"
 }
 to_v4 m1.json v4.json

@@ -27,6 +27,13 @@ static void report_usage(FILE *f)
 		"                       manifest describes is reported MISSING; HOST is the\n"
 		"                       manifest's host, or its short name or FQDN (guacn1,\n"
 		"                       guacn1.lab.example) when that names one host\n"
+		"      --run ID         report run ID alone (what guac write --run or GUAC_RUN\n"
+		"                       recorded): a disk whose manifest is of another run is\n"
+		"                       MISSING, saying which; without it, every manifest\n"
+		"                       counts and the table shows each one's run and age\n"
+		"      --jobs FILE      the fill jobs' end states, one \"HOST STATE [WHY]\" a\n"
+		"                       line (from sacct, or the files the jobs left): each\n"
+		"                       disk of HOST that is not OK says its job's state\n"
 		"      --json           print JSON instead of the table\n"
 		"      --svg FILE       also draw the fleet as an SVG picture: a row per disk,\n"
 		"                       its bad sectors placed along it, coloured by class\n"
@@ -45,6 +52,8 @@ int guac_cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "expect", required_argument, NULL, 'e' },
+		{ "run", required_argument, NULL, 'U' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, 'G' },
 		{ "version", no_argument, NULL, 'V' },
@@ -52,7 +61,7 @@ int guac_cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct guac_fleet fleet;
-	const char *expect = NULL, *svg = NULL;
+	const char *expect = NULL, *svg = NULL, *jobs = NULL;
 	char tmp[4200];
 	bool json = false, bad;
 	unsigned int notok;
@@ -63,6 +72,12 @@ int guac_cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'e':
 			expect = optarg;
+			break;
+		case 'U':
+			fleet.run = optarg;
+			break;
+		case 'j':
+			jobs = optarg;
 			break;
 		case 'J':
 			json = true;
@@ -94,7 +109,7 @@ int guac_cmd_report(int argc, char **argv)
 		guac_fleet_free(&fleet);
 		return ret;
 	}
-	if (!guac_fleet_judge(&fleet, &notok)) {
+	if (!guac_fleet_judge(&fleet, &notok) || (jobs && !guac_fleet_jobs(&fleet, jobs))) {
 		guac_fleet_free(&fleet);
 		return GUAC_EXIT_ERROR;
 	}

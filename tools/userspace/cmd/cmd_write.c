@@ -43,6 +43,7 @@ struct write_args {
 	const char *manifest;
 	const char *shard_arg, *shards_arg;
 	const char *host;		/* --host, else GUAC_HOST, else gethostname() */
+	const char *run;		/* --run, else GUAC_RUN, else none */
 	int impl;
 };
 
@@ -100,6 +101,10 @@ static void write_usage(FILE *f)
 		"      --dry-run        check everything, print the plan (target, its kind, size\n"
 		"                       and signatures, the range, the manifest) and write\n"
 		"                       nothing, not even the manifest\n"
+		"      --run ID         the run the manifest records (default: GUAC_RUN, else\n"
+		"                       none; a resume without one keeps the manifest's): the\n"
+		"                       fleet run this fill is of, which `guac report --run ID`\n"
+		"                       counts alone (a Slurm job or array ID, a label)\n"
 		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
@@ -112,6 +117,24 @@ static void write_usage(FILE *f)
 		"usage or I/O error (ENOSPC, EIO) or a target refused, 130 interrupted.\n", guac_impl_choices());
 }
 
+/* @name, from @from, as one word of UTF-8 in @out: false with the reason said. */
+static bool write_word(const char *name, const char *from, const char *what, char *out,
+		       size_t size)
+{
+	const char *p;
+
+	for (p = name; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			break;
+	if (!*name || *p || strlen(name) >= size || !guac_manifest_utf8(name)) {
+		guac_err("invalid %s '%s': expected %s of 1 to %zu bytes of UTF-8, "
+			 "no space or control character", from, name, what, size - 1);
+		return false;
+	}
+	snprintf(out, size, "%s", name);
+	return true;
+}
+
 /*
  * The host to record: --host, else GUAC_HOST when set and not empty (a
  * script's GUAC_HOST=${SLURMD_NODENAME:-} off Slurm), else gethostname().
@@ -120,7 +143,7 @@ static void write_usage(FILE *f)
  */
 static bool write_host(const struct write_args *a, char *host, size_t size)
 {
-	const char *name = a->host, *from = "--host", *p;
+	const char *name = a->host, *from = "--host";
 
 	if (!name && getenv("GUAC_HOST") && *getenv("GUAC_HOST")) {
 		name = getenv("GUAC_HOST");
@@ -132,16 +155,23 @@ static bool write_host(const struct write_args *a, char *host, size_t size)
 		host[size - 1] = '\0';
 		return true;
 	}
-	for (p = name; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == 0x7f)
-			break;
-	if (!*name || *p || strlen(name) >= size || !guac_manifest_utf8(name)) {
-		guac_err("invalid %s '%s': expected a host name of 1 to %zu bytes of UTF-8, "
-			 "no space or control character", from, name, size - 1);
-		return false;
+	return write_word(name, from, "a host name", host, size);
+}
+
+/*
+ * The run to record (issue 40): --run, else GUAC_RUN when set and not empty,
+ * else none (empty). One word, as the host is: a report's --run names it.
+ */
+static bool write_run(const struct write_args *a, char *run, size_t size)
+{
+	const char *name = a->run, *from = "--run";
+
+	if (!name && getenv("GUAC_RUN") && *getenv("GUAC_RUN")) {
+		name = getenv("GUAC_RUN");
+		from = "GUAC_RUN";
 	}
-	snprintf(host, size, "%s", name);
-	return true;
+	run[0] = '\0';
+	return !name || write_word(name, from, "a run ID", run, size);
 }
 
 static int write_parse(struct write_args *a, int argc, char **argv)
@@ -165,6 +195,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		{ "host", required_argument, NULL, 'H' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'N' },
+		{ "run", required_argument, NULL, 'U' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -245,6 +276,9 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 			break;
 		case 'N':
 			a->dry_run = true;
+			break;
+		case 'U':
+			a->run = optarg;
 			break;
 		case 'V':
 			guac_print_version();
@@ -703,7 +737,7 @@ int guac_cmd_write(int argc, char **argv)
 	struct write_stream stream;
 	struct write_ckpt ckpt;
 	struct guac_shard shard;
-	uint64_t shard_start, shard_end, durable, done, total;
+	uint64_t shard_start, shard_end, durable, done, total, ran;
 	bool have_old = false, durable_ok, existed;
 	const struct guac_manifest *resume_of;
 	char human[32], rate[32], soff[32];
@@ -733,7 +767,7 @@ int guac_cmd_write(int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!write_host(&a, m.host, sizeof(m.host)))
+	if (!write_host(&a, m.host, sizeof(m.host)) || !write_run(&a, m.run, sizeof(m.run)))
 		return GUAC_EXIT_ERROR;
 	if (!write_checkpoint_seconds(&io.checkpoint_seconds))
 		return GUAC_EXIT_ERROR;
@@ -947,6 +981,9 @@ int guac_cmd_write(int argc, char **argv)
 			io.progress_before += old.range[i].done;
 		}
 		memcpy(m.started, old.started, sizeof(m.started));
+		/* A requeued task that lost its GUAC_RUN goes on in the run it began. */
+		if (!m.run[0])
+			memcpy(m.run, old.run, sizeof(m.run));
 	}
 	write_ranges(&m, &io, shard_start, true);
 	if (a.manifest && !guac_manifest_save(a.manifest, &m)) {
@@ -966,6 +1003,8 @@ int guac_cmd_write(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	guac_io_catch_signals(&stop);
 	thread_err = guac_io_run(&io);
+	/* This run's bytes, for its rate: before a loss cuts done below the resumed ones. */
+	ran = guac_io_done(&io) - io.progress_before;
 	lost = write_check_file(&t, a.target, &io, lost_why, sizeof(lost_why));
 	/* The size after the fill, which an error, a stop or a shard leave smaller. */
 	if (t.kind == GUAC_TARGET_FILE && !fstat(t.fd, &st))
@@ -1011,7 +1050,7 @@ int guac_cmd_write(int argc, char **argv)
 	}
 
 	guac_fmt_bytes(human, sizeof(human), (double)durable);
-	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? (done - io.progress_before) / io.seconds : 0);
+	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? ran / io.seconds : 0);
 	if (first_err)
 		printf("FAILED: %s at device byte %" PRIu64 " (sector %" PRIu64 ")\n",
 		       strerror(first_err), first_err_pos, first_err_pos / t.sector);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "fleet.h"
 #include "identity.h"
 #include "util.h"
@@ -85,6 +86,17 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	d->is_file = !strcmp(m.target_type, "file");
 	d->length = guac_manifest_ranges_length(&m);
 	d->written = guac_manifest_done(&m);
+	snprintf(d->run, sizeof(d->run), "%s", m.run);
+	snprintf(d->when, sizeof(d->when), "%s", m.finished[0] ? m.finished : m.started);
+	if (f->run && strcmp(m.run, f->run)) {
+		/* Last week's manifest speaks for last week: this run has none of the disk. */
+		d->other_run = true;
+		d->state = "MISSING";
+		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
+			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
+			 m.run, m.finished[0] ? "finished" : "started", d->when, m.status);
+		return true;
+	}
 	d->part = calloc(m.nranges ? m.nranges : 1, sizeof(*d->part));
 	if (!d->part) {
 		guac_err("out of memory");
@@ -283,7 +295,7 @@ static bool fleet_match(const struct guac_fleet *f, unsigned int nrows,
 			const struct fleet_line *line, unsigned int nlines,
 			const struct guac_fleet_disk *d, const char *host, const char *target)
 {
-	if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING"))
+	if (!strcmp(d->state, "INVALID") || (!strcmp(d->state, "MISSING") && !d->other_run))
 		return false;
 	if (!(!strcmp(d->target, target) || (d->serial[0] && !strcmp(d->serial, target)) ||
 	      (d->wwid[0] && !strcmp(d->wwid, target))))
@@ -383,6 +395,51 @@ bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 	return ok;
 }
 
+bool guac_fleet_jobs(struct guac_fleet *f, const char *list)
+{
+	FILE *in = fopen(list, "r");
+	char buf[1024], host[256], state[64], *why;
+	unsigned int lineno = 0, i;
+	bool ok = true;
+	size_t n;
+
+	if (!in) {
+		guac_err("cannot open the jobs' states '%s': %s", list, strerror(errno));
+		return false;
+	}
+	while (ok && fgets(buf, sizeof(buf), in)) {
+		char *p = buf + strspn(buf, " \t");
+		int end = 0;
+
+		lineno++;
+		buf[strcspn(buf, "\n")] = '\0';
+		if (*p == '#' || !*p)
+			continue;
+		if (sscanf(p, "%255s %63s%n", host, state, &end) != 2) {
+			guac_err("%s:%u: expected \"HOST STATE [WHY...]\", got '%s'", list, lineno, p);
+			ok = false;
+			break;
+		}
+		why = p + end + strspn(p + end, " \t");
+		for (i = 0; i < f->n; i++) {
+			struct guac_fleet_disk *d = &f->disk[i];
+
+			if (!strcmp(d->state, "OK") || !(!strcmp(d->host, host) ||
+							 fleet_short_eq(d->host, host)))
+				continue;
+			n = strlen(d->reason);
+			snprintf(d->reason + n, sizeof(d->reason) - n, "; its job: %s%s%s", state,
+				 *why ? " " : "", why);
+		}
+	}
+	if (ok && ferror(in)) {
+		guac_err("cannot read the jobs' states '%s'", list);
+		ok = false;
+	}
+	fclose(in);
+	return ok;
+}
+
 static int fleet_row_cmp(const void *pa, const void *pb)
 {
 	const struct guac_fleet_disk *a = pa, *b = pb;
@@ -397,20 +454,59 @@ static int fleet_row_cmp(const void *pa, const void *pb)
 	return c;
 }
 
-/* Two rows of one disk: the same host and target identity, shard and fill. */
-static bool fleet_same_disk(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+/* Two manifests of one disk: the same host and target identity, shard and place. */
+static bool fleet_same_identity(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
 {
 	/* As guac manifest merge names a target: a file by its path, a disk by its ids. */
 	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
 
-	if (!strcmp(a->state, "INVALID") || !strcmp(a->state, "MISSING") ||
-	    !strcmp(b->state, "INVALID") || !strcmp(b->state, "MISSING"))
-		return false;
 	return !strcmp(a->host, b->host) && a->is_file == b->is_file &&
 	       a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
 	       a->device_offset == b->device_offset &&
 	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
 			!strcmp(a->target, b->target));
+}
+
+/* Two rows of one disk, each from a manifest of the run reported. */
+static bool fleet_same_disk(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	if (!strcmp(a->state, "INVALID") || !strcmp(a->state, "MISSING") ||
+	    !strcmp(b->state, "INVALID") || !strcmp(b->state, "MISSING"))
+		return false;
+	return fleet_same_identity(a, b);
+}
+
+/*
+ * --run: a disk with a manifest of this run needs no row for the manifests
+ * of other runs that describe it too (an older name, a copy), and a disk
+ * with none needs one MISSING row, not one per old manifest. Drops them.
+ */
+static bool fleet_drop_other_runs(struct guac_fleet *f)
+{
+	unsigned int i, j, n = 0;
+	bool *drop = calloc(f->n ? f->n : 1, sizeof(*drop));
+
+	if (!drop) {
+		guac_err("out of memory");
+		return false;
+	}
+	for (i = 0; i < f->n; i++)
+		for (j = 0; j < f->n && f->disk[i].other_run && !drop[i]; j++)
+			drop[i] = j != i && strcmp(f->disk[j].state, "INVALID") &&
+				  (f->disk[j].other_run ? j < i : strcmp(f->disk[j].state, "MISSING")) &&
+				  fleet_same_identity(&f->disk[i], &f->disk[j]);
+	for (i = 0; i < f->n; i++) {
+		if (drop[i]) {
+			free(f->disk[i].part);
+			continue;
+		}
+		if (n != i)
+			f->disk[n] = f->disk[i];
+		n++;
+	}
+	f->n = n;
+	free(drop);
+	return true;
 }
 
 /* Rows @a and @b are shards of one sharded fill of one target. */
@@ -486,7 +582,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 {
 	unsigned int i, j, bad = 0;
 
-	if (!fleet_missing_shards(f))
+	if (!fleet_drop_other_runs(f) || !fleet_missing_shards(f))
 		return false;
 	if (f->n)	/* no disk, no array: qsort(NULL, 0, ...) is undefined */
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
@@ -573,49 +669,87 @@ static const char *fleet_bytes(char *buf, size_t size, const struct guac_fleet_d
 	return guac_fmt_bytes(buf, size, (double)v);
 }
 
+/* How long ago @when (UTC, ISO 8601) was: "5m", "3h", "8d"; "-" when unknown. */
+static void fleet_age(char *buf, size_t size, const char *when, time_t now)
+{
+	struct tm tm;
+	time_t t;
+	long s;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!*when || !strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	t = timegm(&tm);
+	s = now > t ? (long)(now - t) : 0;
+	if (s < 3600)
+		snprintf(buf, size, "%ldm", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, size, "%ldh", s / 3600);
+	else
+		snprintf(buf, size, "%ldd", s / 86400);
+}
+
+/*
+ * The table: a row per disk. Without --run, each manifest's run and age
+ * (since it finished, or started) too, so that last week's verdict is not
+ * read as this week's.
+ */
 void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 {
-	static const char *const head[] = { "HOST", "TARGET", "SERIAL/WWN", "SIZE", "STATE",
-					    "WRITTEN", "VERIFIED", "BAD SECTORS" };
-	static char cell[8][4200];
-	size_t w[8];
+	enum { HOST, TARGET, ID, SIZE, RUN, AGE, STATE, WRITTEN, VERIFIED, BAD, NCOLS };
+	static const char *const head[NCOLS] = { "HOST", "TARGET", "SERIAL/WWN", "SIZE", "RUN",
+						 "AGE", "STATE", "WRITTEN", "VERIFIED",
+						 "BAD SECTORS" };
+	static const bool right[NCOLS] = { [SIZE] = true, [WRITTEN] = true, [VERIFIED] = true };
+	static char cell[NCOLS][4200];
+	size_t w[NCOLS];
 	unsigned int i, k, pass, nstates = 0;
 	unsigned int counts[FLEET_NSTATES];
+	time_t now = time(NULL);
 
-	for (k = 0; k < 8; k++)
+	for (k = 0; k < NCOLS; k++)
 		w[k] = strlen(head[k]);
 	for (pass = 0; pass < 2; pass++) {
-		if (pass)
-			fprintf(out, "%-*s  %-*s  %-*s  %*s  %-*s  %*s  %*s  %s\n", (int)w[0], head[0],
-				(int)w[1], head[1], (int)w[2], head[2], (int)w[3], head[3],
-				(int)w[4], head[4], (int)w[5], head[5], (int)w[6], head[6], head[7]);
-		for (i = 0; i < f->n; i++) {
-			const struct guac_fleet_disk *d = &f->disk[i];
+		for (i = 0; i <= f->n; i++) {
+			/* Row 0 is the heading; an empty fleet has no array at all. */
+			const struct guac_fleet_disk *d = i ? &f->disk[i - 1] : NULL;
 
-			snprintf(cell[0], sizeof(cell[0]), "%s", d->host[0] ? d->host : "-");
-			fleet_target_text(cell[1], sizeof(cell[1]), d);
-			snprintf(cell[2], sizeof(cell[2]), "%s", fleet_id(d));
-			fleet_bytes(cell[3], sizeof(cell[3]), d, d->size);
-			snprintf(cell[4], sizeof(cell[4]), "%s", d->state);
-			fleet_bytes(cell[5], sizeof(cell[5]), d, d->written);
-			fleet_bytes(cell[6], sizeof(cell[6]), d, d->verified);
-			if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING")) {
-				strcpy(cell[3], "-");
-				strcpy(cell[5], "-");
-				strcpy(cell[6], "-");
-				strcpy(cell[7], "-");
+			if (!d) {
+				for (k = 0; k < NCOLS; k++)
+					snprintf(cell[k], sizeof(cell[k]), "%s", head[k]);
 			} else {
-				fleet_bad_text(cell[7], sizeof(cell[7]), d);
+				snprintf(cell[HOST], sizeof(cell[HOST]), "%s", d->host[0] ? d->host : "-");
+				fleet_target_text(cell[TARGET], sizeof(cell[TARGET]), d);
+				snprintf(cell[ID], sizeof(cell[ID]), "%s", fleet_id(d));
+				fleet_bytes(cell[SIZE], sizeof(cell[SIZE]), d, d->size);
+				snprintf(cell[RUN], sizeof(cell[RUN]), "%s", d->run[0] ? d->run : "-");
+				fleet_age(cell[AGE], sizeof(cell[AGE]), d->when, now);
+				snprintf(cell[STATE], sizeof(cell[STATE]), "%s", d->state);
+				fleet_bytes(cell[WRITTEN], sizeof(cell[WRITTEN]), d, d->written);
+				fleet_bytes(cell[VERIFIED], sizeof(cell[VERIFIED]), d, d->verified);
+				if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING")) {
+					strcpy(cell[SIZE], "-");
+					strcpy(cell[WRITTEN], "-");
+					strcpy(cell[VERIFIED], "-");
+					strcpy(cell[BAD], "-");
+				} else {
+					fleet_bad_text(cell[BAD], sizeof(cell[BAD]), d);
+				}
 			}
-			if (!pass) {
-				for (k = 0; k < 8; k++)
+			for (k = 0; k < NCOLS; k++) {
+				if (f->run && (k == RUN || k == AGE))
+					continue;	/* one run: the table is the run's */
+				if (!pass) {
 					if (strlen(cell[k]) > w[k])
 						w[k] = strlen(cell[k]);
-				continue;
+				} else if (k == BAD) {
+					fprintf(out, "%s\n", cell[k]);
+				} else {
+					fprintf(out, right[k] ? "%*s  " : "%-*s  ", (int)w[k], cell[k]);
+				}
 			}
-			fprintf(out, "%-*s  %-*s  %-*s  %*s  %-*s  %*s  %*s  %s\n", (int)w[0], cell[0],
-				(int)w[1], cell[1], (int)w[2], cell[2], (int)w[3], cell[3],
-				(int)w[4], cell[4], (int)w[5], cell[5], (int)w[6], cell[6], cell[7]);
 		}
 	}
 	/* Why, for each disk that is not OK; then the count per state, in this order. */
@@ -665,6 +799,10 @@ void guac_fleet_json(FILE *out, const struct guac_fleet *f)
 		fleet_json_nullable(out, d->wwid);
 		fputs(",\"manifest\":", out);
 		fleet_json_nullable(out, d->source);
+		fputs(",\"run\":", out);
+		fleet_json_nullable(out, d->run);
+		fputs(",\"when\":", out);
+		fleet_json_nullable(out, d->when);
 		fprintf(out, ",\"state\":\"%s\",\"ok\":%s,\"reason\":", d->state,
 			strcmp(d->state, "OK") ? "false" : "true");
 		fleet_json_nullable(out, strcmp(d->state, "OK") ? d->reason : "");

@@ -42,11 +42,21 @@ struct guac_fleet_disk {
 	const char *state;		/* OK, MISMATCH, FAILED, ... (guac_fleet_judge) */
 	char reason[768];		/* why, for every state but OK */
 	unsigned int duplicate_of;	/* 1 + the index of an earlier row of the same disk */
+	char run[128];			/* the manifest's run (version 6); empty: none */
+	char when[32];			/* its finish (or start, while running), UTC */
+	bool other_run;			/* a manifest of another run than --run: MISSING */
 };
 
 struct guac_fleet {
 	struct guac_fleet_disk *disk;
 	unsigned int n, cap;
+	/*
+	 * The run reported (guac report --run; issue 40): set before the first
+	 * guac_fleet_add, so that a manifest of another run is no row of its
+	 * disk but a MISSING one that names the run it is of. NULL: every
+	 * manifest counts, and the table shows each one's run and age.
+	 */
+	const char *run;
 };
 
 /*
@@ -64,6 +74,17 @@ bool guac_fleet_add(struct guac_fleet *f, const char *path);
  * after a message naming the line for a list that cannot be read or parsed.
  */
 bool guac_fleet_expect(struct guac_fleet *f, const char *list);
+
+/*
+ * The jobs' end states, one a line: "HOST STATE [WHY...]" (what a report
+ * job gathers from sacct or scontrol, or from the files the fill jobs
+ * write as they end: docs/examples/slurm, docs/fleet.md). Each row of HOST
+ * (or its short name) that is not OK gets "; its job: STATE WHY" in its
+ * reason. '#' comments and blank lines are skipped. Call after
+ * guac_fleet_judge(). False after a message naming the line for a list that
+ * cannot be read or parsed.
+ */
+bool guac_fleet_jobs(struct guac_fleet *f, const char *list);
 
 /*
  * Sort the rows and give each its state and reason: duplicates, and the

@@ -741,18 +741,22 @@ static void *guac_io_thread_main(void *arg)
 /*
  * Sleep until a thread ends, a stop signal comes or @ns pass; guac_io_kick
  * counts the first two, and the caller looks at what happened either way.
+ * The deadline is on the monotonic clock, as guac_now() and so the
+ * checkpoints' timing are: a wall clock stepped back (NTP, a VM resumed, an
+ * admin's date -s) would otherwise hold this wait, and every checkpoint
+ * after it, for as long as the step (issue 40).
  */
 static void guac_io_sleep(long ns)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_nsec += ns;
 	while (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
-	while (sem_timedwait(&guac_io_kick, &ts) && errno == EINTR)
+	while (sem_clockwait(&guac_io_kick, CLOCK_MONOTONIC, &ts) && errno == EINTR)
 		;
 }
 

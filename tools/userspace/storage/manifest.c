@@ -283,7 +283,7 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 		"format", "version", "tool", "tool_version", "stream_version", "origin",
 		"stream_offset", "device_offset", "length", "block_size", "sector_size",
 		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
-		"seconds", "ranges", "history", "verify", "checksum", "host", NULL };
+		"seconds", "ranges", "history", "verify", "checksum", "host", "run", NULL };
 	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid",
 						   "identity", NULL };
 	static const char *const shard_keys[] = { "index", "count", NULL };
@@ -331,8 +331,13 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 	if (m->version < 4 && mf_get(root, "host"))
 		return mf_fail(c, "unknown field \"host\" in the manifest (version %u has none)",
 			       m->version);
+	/* "run" came with version 6. */
+	if (m->version < 6 && mf_get(root, "run"))
+		return mf_fail(c, "unknown field \"run\" in the manifest (version %u has none)",
+			       m->version);
 	if (!mf_known_keys(c, root, "the manifest", top_keys) ||
 	    (m->version >= 4 && !mf_str(c, root, "host", m->host, sizeof(m->host), true)) ||
+	    (m->version >= 6 && !mf_str(c, root, "run", m->run, sizeof(m->run), true)) ||
 	    !mf_str(c, root, "tool", tool, sizeof(tool), false) ||
 	    !mf_str(c, root, "tool_version", m->tool_version, sizeof(m->tool_version), false) ||
 	    !mf_uint(c, root, "stream_version", &m->stream_version) ||
@@ -694,6 +699,10 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 		fputs(",\n  \"host\": ", f);
 		mf_nullable(f, m->host);
 	}
+	if (version >= 6) {
+		fputs(",\n  \"run\": ", f);
+		mf_nullable(f, m->run);
+	}
 	fprintf(f, ",\n  \"stream_version\": %u,\n  \"origin\": %" PRIu64 ",\n"
 		"  \"stream_offset\": %" PRIu64 ",\n  \"device_offset\": %" PRIu64 ",\n"
 		"  \"length\": %" PRIu64 ",\n  \"block_size\": %" PRIu64 ",\n"
@@ -794,10 +803,11 @@ void guac_manifest_print(FILE *f, const struct guac_manifest *m)
 static const char *mf_bad_string(const struct guac_manifest *m)
 {
 	const struct { const char *name, *s; } f[] = {
-		{ "tool_version", m->tool_version }, { "host", m->host },
+		{ "tool_version", m->tool_version }, { "host", m->host }, { "run", m->run },
 		{ "target.path", m->target_path },
 		{ "target.type", m->target_type }, { "target.serial", m->serial },
-		{ "target.wwid", m->wwid }, { "target.identity", m->identity }, { "status", m->status }, { "error", m->error },
+		{ "target.wwid", m->wwid }, { "target.identity", m->identity },
+		{ "status", m->status }, { "error", m->error },
 		{ "started", m->started }, { "finished", m->finished },
 		{ "verify.status", m->verify_status }, { "verify.target_stamp", m->verify_stamp },
 	};

@@ -14,8 +14,9 @@
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
 /*
- * 6: target.identity (identity.h); 5: the classes MISDIRECTED and WRAPPED
- * (the search's); 4: host, the verify record's places; 3: verify.target_stamp,
+ * 6: target.identity (identity.h) and run (the fleet run that wrote it:
+ * guac write --run, GUAC_RUN); 5: the classes MISDIRECTED and WRAPPED (the
+ * search's); 4: host, the verify record's places; 3: verify.target_stamp,
  * "running"; 2 to 5 read (no check they record is trusted: no identity); 1
  * refused.
  * A newer version is refused with its number, never half-read.
@@ -69,6 +70,7 @@ struct guac_manifest {
 	unsigned int version;		/* as read (2 to 6); saves write GUAC_MANIFEST_VERSION */
 	char tool_version[32];
 	char host[256];			/* the writer's host name; empty: unknown (before 4) or several */
+	char run[128];			/* the run that wrote it (version 6); empty: none given */
 	unsigned int stream_version;
 	uint64_t origin;		/* stream origin block */
 	uint64_t stream_offset;		/* stream byte at device_offset */

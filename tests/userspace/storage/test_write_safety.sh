@@ -103,6 +103,8 @@ check "... names ext4, its label and UUID ($uuid), and --force" \
 w dry --dry-run -m "$tmp/ext4.json" "$E"
 check "--dry-run on it: the plan (block device, size, ext4 found, range, manifest), exit 2" \
 	"refused ext4 && grep -q \"^target: *'$E', block device, 33554432 bytes\" '$tmp/dry.txt' && grep -q '^  ext4 file system' '$tmp/dry.txt' && grep -q '^write: *device bytes 0-33554431 (33554432 bytes), stream offset 0, origin [0-9][0-9]*' '$tmp/dry.txt' && grep -q \"^manifest: *'$tmp/ext4.json'\" '$tmp/dry.txt'"
+check "... without --origin, says the write draws its own origin and how to fix this one" \
+	"grep -q 'origin [0-9]* (drawn for this plan; the write draws a fresh one: --origin [0-9]* writes this one)' '$tmp/dry.txt'"
 w dryf --dry-run --force -m "$tmp/ext4.json" "$E"
 check "--dry-run --force: exit 0, and still nothing written, no manifest" \
 	"[ $rc -eq 0 ] && [ ! -e '$tmp/ext4.json' ] && unchanged $E"

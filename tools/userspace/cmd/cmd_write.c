@@ -866,7 +866,7 @@ int guac_cmd_write(int argc, char **argv)
 		write_target_plan(&(struct write_plan){ a.target, a.manifest,
 			t.kind == GUAC_TARGET_BLOCK, t.size, t.sector, t.serial, t.wwid, a.origin,
 			a.offset, a.seek, a.length, shard_start, shard_end, shard.index,
-			shard.count }, &probe, resume_of);
+			shard.count, !a.origin_given && !resume_of }, &probe, resume_of);
 		return write_target_clear(a.target, &probe, resume_of, a.force) ? GUAC_EXIT_OK :
 		       GUAC_EXIT_ERROR;
 	}

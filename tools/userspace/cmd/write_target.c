@@ -129,6 +129,9 @@ void write_target_plan(const struct write_plan *w, const struct guac_probe *p,
 	printf("write:    device bytes %" PRIu64 "-%" PRIu64 " (%" PRIu64 " bytes), stream "
 	       "offset %" PRIu64 ", origin %" PRIu64, w->seek, w->seek + w->length - 1,
 	       w->length, w->offset, w->origin);
+	if (w->origin_drawn)
+		printf(" (drawn for this plan; the write draws a fresh one: --origin %" PRIu64
+		       " writes this one)", w->origin);
 	if (w->shard_count > 1)
 		printf(", shard %u/%u (device bytes %" PRIu64 "-%" PRIu64 ")", w->shard_index,
 		       w->shard_count, w->seek + w->shard_start, w->seek + w->shard_end - 1);

@@ -21,6 +21,7 @@ struct write_plan {
 	const char *serial, *wwid;
 	uint64_t origin, offset, seek, length, shard_start, shard_end;
 	unsigned int shard_index, shard_count;
+	bool origin_drawn;	/* no --origin: each run draws its own */
 };
 
 /*

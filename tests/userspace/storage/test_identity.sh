@@ -103,17 +103,29 @@ check "F8: classes that do not sum to bad_sectors: not OK (exit $rc)" \
 	"grep -q '\"bad_sectors\": 0,' k.json && [ $rc -ne 0 ] && grep -q 'UNVERIFIED' out"
 
 # Merge: the parts of one fill of a file on a local file system, one of them
-# written on another host (its identity's host edited, as a second host's
-# would be): two files, not one; refused.
+# written on another host (its identity's host and running kernel edited, as
+# a second machine's would be): two files, not one; refused.
 for k in 0 1; do
 	"$GUAC" write --origin 5 --length 1M --shard $k/2 -m p$k.json p.img >/dev/null 2>&1
 done
-sed -i 's/ host=[^ "]*/ host=othernode/' p1.json
+cp p1.json p1-uts.json
+sed -i 's/ host=[^ "]*/ host=othernode/; s/ kernel=[^ "]*/ kernel=0a1b2c3d-othernode/' p1.json
 reseal p1.json
 "$GUAC" manifest merge pm.json p0.json p1.json >out 2>&1
 rc=$?
 check "merge: a part of a local file written on another host is refused (exit $rc)" \
 	"[ $rc -eq 1 ] && grep -q 'target identity (its host differs' out && [ ! -e pm.json ]"
+
+# ... but a part written under the same running kernel by a node whose UTS
+# namespace has another host name (Slurm's and containers' nodes on one
+# machine) is the same file: merged. A real second node, unshare --uts.
+rm -f p1-uts.json pu.json
+unshare --uts sh -c 'hostname othernode && "$0" write --origin 5 --length 1M --shard 1/2 -m p1-uts.json p.img' \
+	"$GUAC" >/dev/null 2>&1
+"$GUAC" manifest merge pu.json p0.json p1-uts.json >out 2>&1
+rc=$?
+check "merge: the parts of one file written on one machine under two host names merge (exit $rc)" \
+	"[ $rc -eq 0 ] && grep -q ' host=othernode' p1-uts.json"
 
 if [ "$(id -u)" -ne 0 ]; then
 	for t in "F2: re-attached loop device" "F2: write over it" "F2: report" "F12"; do

@@ -200,6 +200,9 @@ bool guac_ident_of(const struct guac_target *t, char *out, size_t size)
 	snprintf(out, size, "file");
 	guac_ident_host(host, sizeof(host));
 	id_put(out, size, "host", host);
+	/* The running kernel: not compared (a file outlives a restart), see id_same_kernel. */
+	id_boot(v, sizeof(v));
+	id_put(out, size, "kernel", v);
 	if (!fstatfs(t->fd, &fs)) {
 		snprintf(v, sizeof(v), "0x%lx", (unsigned long)fs.f_type);
 		id_put(out, size, "fstype", v);
@@ -227,13 +230,30 @@ static const char *id_why(const char *key)
 	       !strcmp(key, "kind") ? ": one is a file, the other a block device" : "";
 }
 
+/*
+ * Both identities taken under one running kernel (the boot id of a block
+ * device's or of a file's): one machine, whatever its UTS namespace calls
+ * itself (a Slurm or container node beside others on one machine), so the
+ * host names need not agree. Machines cloned from one image share a
+ * machine-id and may share a host name, never a boot id.
+ */
+static bool id_same_kernel(const char *then, const char *now)
+{
+	const char *key = strncmp(then, "block", 5) ? "kernel" : "boot";
+	char a[64], b[64];
+
+	id_get(then, key, a, sizeof(a));
+	id_get(now, key, b, sizeof(b));
+	return a[0] && !strcmp(a, b);
+}
+
 bool guac_ident_diff(const char *then, const char *now, char *why, size_t size)
 {
 	static const char *const keys[] = { "serial", "wwid", "model", "size", "partition",
 					     "start", "host", "boot", "diskseq", "fstype", "fsid",
 					     "dev", "ino", NULL };
 	char a[512], b[512], sa[8], sb[8];
-	bool shared, named;
+	bool shared, named, one_kernel;
 	size_t i;
 
 	if (strcspn(then, " ") != strcspn(now, " ") || strncmp(then, now, strcspn(now, " "))) {
@@ -248,9 +268,11 @@ bool guac_ident_diff(const char *then, const char *now, char *why, size_t size)
 	id_get(then, "serial", a, sizeof(a));
 	id_get(then, "wwid", b, sizeof(b));
 	named = !strncmp(then, "block", 5) && (a[0] || b[0]);
+	one_kernel = id_same_kernel(then, now);
 	for (i = 0; keys[i]; i++) {
 		if ((shared && (!strcmp(keys[i], "host") || !strcmp(keys[i], "dev") ||
-				!strcmp(keys[i], "fsid"))) || (named && !strcmp(keys[i], "host")))
+				!strcmp(keys[i], "fsid"))) ||
+		    ((named || one_kernel) && !strcmp(keys[i], "host")))
 			continue;
 		id_get(then, keys[i], a, sizeof(a));
 		id_get(now, keys[i], b, sizeof(b));
@@ -291,6 +313,11 @@ bool guac_ident_here(const char *ident)
 {
 	char host[256], mine[256];
 
+	/* This running kernel's target (id_same_kernel), or this host name's. */
+	id_get(ident, strncmp(ident, "block", 5) ? "kernel" : "boot", host, sizeof(host));
+	id_boot(mine, sizeof(mine));
+	if (host[0] && !strcmp(host, mine))
+		return true;
 	id_get(ident, "host", host, sizeof(host));
 	guac_ident_host(mine, sizeof(mine));
 	return host[0] && !strcmp(host, mine);

@@ -703,7 +703,9 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 						 "AGE", "STATE", "WRITTEN", "VERIFIED",
 						 "BAD SECTORS" };
 	static const bool right[NCOLS] = { [SIZE] = true, [WRITTEN] = true, [VERIFIED] = true };
-	static char cell[NCOLS][4200];
+	static char cell[NCOLS][GUAC_ESCAPED(4200)], raw[4200];
+	static char why[GUAC_ESCAPED(sizeof(f->disk[0].reason))];
+	static char host[GUAC_ESCAPED(sizeof(f->disk[0].host))];
 	size_t w[NCOLS];
 	unsigned int i, k, pass, nstates = 0;
 	unsigned int counts[FLEET_NSTATES];
@@ -720,11 +722,13 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 				for (k = 0; k < NCOLS; k++)
 					snprintf(cell[k], sizeof(cell[k]), "%s", head[k]);
 			} else {
-				snprintf(cell[HOST], sizeof(cell[HOST]), "%s", d->host[0] ? d->host : "-");
-				fleet_target_text(cell[TARGET], sizeof(cell[TARGET]), d);
-				snprintf(cell[ID], sizeof(cell[ID]), "%s", fleet_id(d));
+				/* A manifest's strings, escaped: one row a line (guac_escape). */
+				guac_escape(cell[HOST], sizeof(cell[HOST]), d->host[0] ? d->host : "-");
+				fleet_target_text(raw, sizeof(raw), d);
+				guac_escape(cell[TARGET], sizeof(cell[TARGET]), raw);
+				guac_escape(cell[ID], sizeof(cell[ID]), fleet_id(d));
 				fleet_bytes(cell[SIZE], sizeof(cell[SIZE]), d, d->size);
-				snprintf(cell[RUN], sizeof(cell[RUN]), "%s", d->run[0] ? d->run : "-");
+				guac_escape(cell[RUN], sizeof(cell[RUN]), d->run[0] ? d->run : "-");
 				fleet_age(cell[AGE], sizeof(cell[AGE]), d->when, now);
 				snprintf(cell[STATE], sizeof(cell[STATE]), "%s", d->state);
 				fleet_bytes(cell[WRITTEN], sizeof(cell[WRITTEN]), d, d->written);
@@ -761,8 +765,10 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 			;
 		counts[k < FLEET_NSTATES ? k : FLEET_NSTATES - 1]++;
 		if (strcmp(d->state, "OK"))
-			fprintf(out, "%s %s: %s: %s\n", d->host[0] ? d->host : "-", d->target,
-				d->state, d->reason);
+			fprintf(out, "%s %s: %s: %s\n",
+				guac_escape(host, sizeof(host), d->host[0] ? d->host : "-"),
+				guac_escape(cell[TARGET], sizeof(cell[TARGET]), d->target), d->state,
+				guac_escape(why, sizeof(why), d->reason));
 	}
 	fprintf(out, "%u disk%s:", f->n, f->n == 1 ? "" : "s");
 	for (k = 0; k < FLEET_NSTATES; k++)
@@ -855,8 +861,14 @@ static const char *fleet_colour(const struct guac_manifest_bad *b)
 	return "#7f7f7f";
 }
 
+/* @s as XML text, its control characters escaped first (XML 1.0 has no place for them). */
 static void fleet_xml(FILE *out, const char *s)
 {
+	size_t size = GUAC_ESCAPED(strlen(s));
+	char *e = malloc(size);
+
+	if (e)
+		s = guac_escape(e, size, s);
 	for (; *s; s++) {
 		switch (*s) {
 		case '&': fputs("&amp;", out); break;
@@ -866,6 +878,7 @@ static void fleet_xml(FILE *out, const char *s)
 		default: fputc(*s, out);
 		}
 	}
+	free(e);
 }
 
 #define SVG_LABEL 420

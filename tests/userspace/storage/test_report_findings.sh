@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # guac report against the findings of issue 35 it answers here: strings from
-# a manifest (a path with a newline) cannot forge rows of the table (F9).
+# a manifest (a path with a newline) cannot forge rows of the table (F9);
+# two manifests of one disk are DUPLICATE whether their hosts are written as
+# the short name or the FQDN, as --expect matches hosts (F4).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -38,5 +40,27 @@ check "... the JSON is valid and holds the path as it is" \
 check "... the SVG picture is valid XML, with no control character" \
 	"python3 -c 'import sys, xml.dom.minidom as x; x.parse(sys.argv[1])' '$tmp/x.svg' 2>/dev/null &&
 	 ! tr -d '\\n' <'$tmp/x.svg' | grep -q '[[:cntrl:]]'"
+
+# F4: one file filled twice, recorded from n1.lab.example and from n1 (each
+# check clean when it ran): one disk, two manifests, as --expect would match.
+for h in n1.lab.example n1; do
+	GUAC_HOST=$h "$GUAC" write -n 64K -m "$d/$h.json" "$tmp/f4" >/dev/null 2>&1 &&
+		"$GUAC" verify -m "$d/$h.json" >/dev/null 2>&1
+done
+"$GUAC" report "$d/n1.json" "$d/n1.lab.example.json" >"$tmp/out" 2>&1
+rc=$?
+check "F4: one disk as n1 and n1.lab.example: exit 1, both DUPLICATE" \
+	"[ $rc -eq 1 ] && grep -qx '2 disks: 2 DUPLICATE' '$tmp/out'"
+check "... the reason names the other manifest" \
+	"grep -q '^n1 $tmp/f4: DUPLICATE: the same disk as .*n1.lab.example.json' '$tmp/out'"
+printf 'n1 %s\n' "$tmp/f4" >"$tmp/expect"
+"$GUAC" report --expect "$tmp/expect" "$d/n1.json" "$d/n1.lab.example.json" >"$tmp/out" 2>&1
+check "... with --expect naming it once: still two DUPLICATE rows, nothing MISSING" \
+	"grep -qx '2 disks: 2 DUPLICATE' '$tmp/out'"
+GUAC_HOST=n10 "$GUAC" write -n 64K -m "$d/n10.json" "$tmp/f4" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/n10.json" >/dev/null 2>&1
+"$GUAC" report "$d/n1.json" "$d/n10.json" >"$tmp/out" 2>&1
+check "... but n1 and n10 are two hosts: their disks of one path are no DUPLICATE" \
+	"grep -q '^n10 .* OK ' '$tmp/out' && ! grep -q DUPLICATE '$tmp/out'"
 
 tap_end

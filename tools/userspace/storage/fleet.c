@@ -235,7 +235,7 @@ bool guac_fleet_add(struct guac_fleet *f, const char *path)
 }
 
 /* One line of an expected list: "HOST TARGET". */
-struct fleet_line {
+struct guac_fleet_line {
 	char host[256], target[4096];
 	unsigned int lineno;
 };
@@ -261,7 +261,8 @@ static bool fleet_other_long(const char *name, const char *h, const char **seen)
 }
 
 /*
- * Do the expected list's host @h and a manifest's host @m name one host? The
+ * Do hosts @h and @m name one host? The one rule for an expected list's host
+ * against a manifest's, and for two manifests' hosts (duplicates): the
  * same name, or a short name and its FQDN (guacn1, guacn1.lab.example): hosts
  * whose hostname is the FQDN while the inventory, or Slurm, says the short
  * name, and the other way round. Only while the manifests and the list know
@@ -269,9 +270,7 @@ static bool fleet_other_long(const char *name, const char *h, const char **seen)
  * guacn1.b.example is none of them (it would be two hosts). Nothing else:
  * guacn1 is not guacn10, guacn1.a.example not guacn1.a.
  */
-static bool fleet_host_eq(const struct guac_fleet *f, unsigned int nrows,
-			  const struct fleet_line *line, unsigned int nlines, const char *h,
-			  const char *m)
+static bool fleet_host_eq(const struct guac_fleet *f, const char *h, const char *m)
 {
 	const char *seen = NULL;
 	unsigned int i;
@@ -280,35 +279,34 @@ static bool fleet_host_eq(const struct guac_fleet *f, unsigned int nrows,
 		return true;
 	if (!fleet_short_eq(h, m) || (strchr(h, '.') && strchr(m, '.')))
 		return false;
-	for (i = 0; i < nrows; i++)
+	for (i = 0; i < f->n; i++)
 		if (strcmp(f->disk[i].state, "INVALID") &&
 		    fleet_other_long(f->disk[i].host, h, &seen))
 			return false;
-	for (i = 0; i < nlines; i++)
-		if (fleet_other_long(line[i].host, h, &seen))
+	for (i = 0; i < f->nlines; i++)
+		if (fleet_other_long(f->line[i].host, h, &seen))
 			return false;
 	return true;
 }
 
 /* Does row @d describe the disk TARGET (a path, serial or WWN) on HOST? */
-static bool fleet_match(const struct guac_fleet *f, unsigned int nrows,
-			const struct fleet_line *line, unsigned int nlines,
-			const struct guac_fleet_disk *d, const char *host, const char *target)
+static bool fleet_match(const struct guac_fleet *f, const struct guac_fleet_disk *d,
+			const char *host, const char *target)
 {
 	if (!strcmp(d->state, "INVALID") || (!strcmp(d->state, "MISSING") && !d->other_run))
 		return false;
 	if (!(!strcmp(d->target, target) || (d->serial[0] && !strcmp(d->serial, target)) ||
 	      (d->wwid[0] && !strcmp(d->wwid, target))))
 		return false;
-	return fleet_host_eq(f, nrows, line, nlines, host, d->host);
+	return fleet_host_eq(f, host, d->host);
 }
 
 /* The lines of the expected list @list: false with the reason said. */
-static bool fleet_read_expect(const char *list, struct fleet_line **linep, unsigned int *nlinesp)
+static bool fleet_read_expect(const char *list, struct guac_fleet_line **linep, unsigned int *nlinesp)
 {
 	FILE *in = fopen(list, "r");
 	char buf[8192], extra[2];
-	struct fleet_line *line = NULL;
+	struct guac_fleet_line *line = NULL;
 	unsigned int lineno = 0, n = 0, cap = 0;
 	bool ok = true;
 
@@ -328,7 +326,7 @@ static bool fleet_read_expect(const char *list, struct fleet_line **linep, unsig
 		if (*p == '#' || *p == '\n' || *p == '\0')
 			continue;
 		if (n == cap) {
-			struct fleet_line *l = realloc(line, (cap = cap ? 2 * cap : 16) * sizeof(*l));
+			struct guac_fleet_line *l = realloc(line, (cap = cap ? 2 * cap : 16) * sizeof(*l));
 
 			if (!l) {
 				guac_err("out of memory");
@@ -362,19 +360,22 @@ static bool fleet_read_expect(const char *list, struct fleet_line **linep, unsig
 
 bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 {
-	struct fleet_line *line;
+	struct guac_fleet_line *line;
 	unsigned int nlines, k, i, nrows = f->n;
 	bool ok = true;
 
 	if (!fleet_read_expect(list, &line, &nlines))
 		return false;
+	free(f->line);
+	f->line = line;
+	f->nlines = nlines;
 	for (k = 0; k < nlines; k++) {
 		const char *host = line[k].host, *target = line[k].target;
 		struct guac_fleet_disk *d;
 		bool found = false;
 
 		for (i = 0; i < nrows && !found; i++)
-			found = fleet_match(f, nrows, line, nlines, &f->disk[i], host, target);
+			found = fleet_match(f, &f->disk[i], host, target);
 		/* A disk listed twice is expected once. */
 		for (i = nrows; i < f->n && !found; i++)
 			found = !strcmp(f->disk[i].host, host) && !strcmp(f->disk[i].target, target);
@@ -391,7 +392,6 @@ bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 		snprintf(d->reason, sizeof(d->reason), "expected (%s line %u), but no manifest "
 			 "given describes it", list, line[k].lineno);
 	}
-	free(line);
 	return ok;
 }
 
@@ -454,26 +454,32 @@ static int fleet_row_cmp(const void *pa, const void *pb)
 	return c;
 }
 
-/* Two manifests of one disk: the same host and target identity, shard and place. */
-static bool fleet_same_identity(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+/*
+ * Two manifests of one disk: the same host (as --expect matches hosts:
+ * fleet_host_eq) and target identity, shard and place.
+ */
+static bool fleet_same_identity(const struct guac_fleet *f, const struct guac_fleet_disk *a,
+				const struct guac_fleet_disk *b)
 {
 	/* As guac manifest merge names a target: a file by its path, a disk by its ids. */
 	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
 
-	return !strcmp(a->host, b->host) && a->is_file == b->is_file &&
+	return a->is_file == b->is_file &&
 	       a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
 	       a->device_offset == b->device_offset &&
 	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
-			!strcmp(a->target, b->target));
+			!strcmp(a->target, b->target)) &&
+	       fleet_host_eq(f, a->host, b->host);
 }
 
 /* Two rows of one disk, each from a manifest of the run reported. */
-static bool fleet_same_disk(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+static bool fleet_same_disk(const struct guac_fleet *f, const struct guac_fleet_disk *a,
+			    const struct guac_fleet_disk *b)
 {
 	if (!strcmp(a->state, "INVALID") || !strcmp(a->state, "MISSING") ||
 	    !strcmp(b->state, "INVALID") || !strcmp(b->state, "MISSING"))
 		return false;
-	return fleet_same_identity(a, b);
+	return fleet_same_identity(f, a, b);
 }
 
 /*
@@ -494,7 +500,7 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
 		for (j = 0; j < f->n && f->disk[i].other_run && !drop[i]; j++)
 			drop[i] = j != i && strcmp(f->disk[j].state, "INVALID") &&
 				  (f->disk[j].other_run ? j < i : strcmp(f->disk[j].state, "MISSING")) &&
-				  fleet_same_identity(&f->disk[i], &f->disk[j]);
+				  fleet_same_identity(f, &f->disk[i], &f->disk[j]);
 	for (i = 0; i < f->n; i++) {
 		if (drop[i]) {
 			free(f->disk[i].part);
@@ -594,7 +600,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		for (j = 0; j < i; j++) {
 			char own[64];
 
-			if (!fleet_same_disk(&f->disk[i], &f->disk[j]))
+			if (!fleet_same_disk(f, &f->disk[i], &f->disk[j]))
 				continue;
 			snprintf(own, sizeof(own), "%s", f->disk[i].state);
 			f->disk[i].duplicate_of = j + 1;
@@ -1001,5 +1007,6 @@ void guac_fleet_free(struct guac_fleet *f)
 	for (i = 0; i < f->n; i++)
 		free(f->disk[i].part);
 	free(f->disk);
+	free(f->line);
 	memset(f, 0, sizeof(*f));
 }

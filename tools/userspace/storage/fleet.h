@@ -57,6 +57,9 @@ struct guac_fleet {
 	 * manifest counts, and the table shows each one's run and age.
 	 */
 	const char *run;
+	/* The expected list's lines (guac_fleet_expect): their hosts count in host matching. */
+	struct guac_fleet_line *line;
+	unsigned int nlines;
 };
 
 /*

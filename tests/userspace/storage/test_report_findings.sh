@@ -4,7 +4,8 @@
 # guac report against the findings of issue 35 it answers here: strings from
 # a manifest (a path with a newline) cannot forge rows of the table (F9);
 # two manifests of one disk are DUPLICATE whether their hosts are written as
-# the short name or the FQDN, as --expect matches hosts (F4).
+# the short name or the FQDN, as --expect matches hosts (F4); --whole wants
+# fills that cover the whole target (F10).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -62,5 +63,35 @@ GUAC_HOST=n10 "$GUAC" write -n 64K -m "$d/n10.json" "$tmp/f4" >/dev/null 2>&1 &&
 "$GUAC" report "$d/n1.json" "$d/n10.json" >"$tmp/out" 2>&1
 check "... but n1 and n10 are two hosts: their disks of one path are no DUPLICATE" \
 	"grep -q '^n10 .* OK ' '$tmp/out' && ! grep -q DUPLICATE '$tmp/out'"
+
+# F10: 64 KiB filled on a 1 GiB disk (a sparse file here), checked clean.
+truncate -s 1G "$tmp/big"
+"$GUAC" write -n 64K -m "$d/big.json" "$tmp/big" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/big.json" >/dev/null 2>&1
+truncate -s 1M "$tmp/w"
+"$GUAC" write -m "$d/w.json" "$tmp/w" >/dev/null 2>&1 && "$GUAC" verify -m "$d/w.json" >/dev/null 2>&1
+printf '%s %s\n' "$(uname -n)" "$tmp/big" "$(uname -n)" "$tmp/w" >"$tmp/expect"
+"$GUAC" report --expect "$tmp/expect" --whole "$d/big.json" "$d/w.json" >"$tmp/out" 2>&1
+rc=$?
+check "F10: --expect --whole: 64 KiB of 1 GiB is PARTIAL, exit 1; the whole fill OK" \
+	"[ $rc -eq 1 ] && grep -q ' PARTIAL ' '$tmp/out' && grep -qx '2 disks: 1 OK, 1 PARTIAL' '$tmp/out'"
+check "... the reason says how much is covered" \
+	"grep -q 'big: PARTIAL: the fill covers 64.00 KiB of the target.s 1.00 GiB' '$tmp/out'"
+"$GUAC" report --whole "$d/big.json" >"$tmp/out" 2>&1
+check "... --whole alone too" "[ \$? -eq 1 ] && grep -qx '1 disk: 1 PARTIAL' '$tmp/out'"
+"$GUAC" report "$d/big.json" >"$tmp/out" 2>&1
+check "... without --whole a part of a disk may be OK, as before" "[ \$? -eq 0 ]"
+# Two shards of one file fill it whole together; one alone does not.
+truncate -s 2M "$tmp/s"
+for i in 0 1; do
+	"$GUAC" write --shard $i/2 -n 2M --origin 1000000 -m "$d/s$i.json" "$tmp/s" >/dev/null 2>&1
+done
+"$GUAC" verify -m "$d/s0.json" >/dev/null 2>&1 && "$GUAC" verify -m "$d/s1.json" >/dev/null 2>&1
+"$GUAC" report --whole "$d/s0.json" "$d/s1.json" >"$tmp/out" 2>&1
+check "... a sharded fill's shards together cover the disk: both OK" \
+	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+"$GUAC" report --whole --json "$d/big.json" >"$tmp/json" 2>&1
+check "... the JSON says PARTIAL, not ok" \
+	"python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[\"disks\"][0]; sys.exit(r[\"state\"] != \"PARTIAL\" or r[\"ok\"])' '$tmp/json' 2>/dev/null"
 
 tap_end

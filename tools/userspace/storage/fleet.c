@@ -584,6 +584,97 @@ static bool fleet_missing_shards(struct guac_fleet *f)
 	return true;
 }
 
+static int fleet_span_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/*
+ * How many bytes of row @i's target its fill has written: its parts, and
+ * those of the other shards of a sharded fill, each counted once. *@spans
+ * is the caller's buffer (two numbers a part), grown here. UINT64_MAX when
+ * out of memory.
+ */
+static uint64_t fleet_covered(const struct guac_fleet *f, unsigned int i, uint64_t **spans,
+			      size_t *cap)
+{
+	const struct guac_fleet_disk *d = &f->disk[i];
+	uint64_t covered = 0, end = 0;
+	size_t n = 0, k;
+	unsigned int j, p;
+
+	for (j = 0; j < f->n; j++) {
+		const struct guac_fleet_disk *e = &f->disk[j];
+
+		if (j != i && !(fleet_is_part(d) && fleet_is_part(e) && fleet_same_fill(d, e)))
+			continue;
+		for (p = 0; p < e->nparts; p++) {
+			if (2 * (n + 1) > *cap) {
+				size_t c = *cap ? 2 * *cap : 64;
+				uint64_t *s = realloc(*spans, c * sizeof(*s));
+
+				if (!s)
+					return UINT64_MAX;
+				*spans = s;
+				*cap = c;
+			}
+			(*spans)[2 * n] = e->part[p].device_offset;
+			(*spans)[2 * n + 1] = e->part[p].device_offset + e->part[p].done;
+			n++;
+		}
+	}
+	if (n)
+		qsort(*spans, n, 2 * sizeof(**spans), fleet_span_cmp);
+	for (k = 0; k < n; k++) {
+		uint64_t a = (*spans)[2 * k], b = (*spans)[2 * k + 1];
+
+		if (b > d->size)
+			b = d->size;
+		if (a < end)
+			a = end;
+		if (b > a) {
+			covered += b - a;
+			end = b;
+		}
+	}
+	return covered;
+}
+
+/* --whole: each OK row whose fill leaves some of its target unwritten is PARTIAL. */
+static bool fleet_whole(struct guac_fleet *f)
+{
+	uint64_t *spans = NULL, covered;
+	size_t cap = 0;
+	unsigned int i;
+	char a[32], b[32];
+
+	for (i = 0; i < f->n; i++) {
+		struct guac_fleet_disk *d = &f->disk[i];
+
+		if (strcmp(d->state, "OK"))
+			continue;
+		covered = fleet_covered(f, i, &spans, &cap);
+		if (covered == UINT64_MAX) {
+			free(spans);
+			guac_err("out of memory");
+			return false;
+		}
+		if (covered >= d->size)
+			continue;
+		d->state = "PARTIAL";
+		snprintf(d->reason, sizeof(d->reason), "the fill%s cover%s %s of the target's %s "
+			 "(%.3g%%), and --whole wants all of it", d->shard_count > 1 ?
+			 "'s shards given" : "", d->shard_count > 1 ? "" : "s",
+			 guac_fmt_bytes(a, sizeof(a), (double)covered),
+			 guac_fmt_bytes(b, sizeof(b), (double)d->size),
+			 100.0 * (double)covered / (double)d->size);
+	}
+	free(spans);
+	return true;
+}
+
 bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 {
 	unsigned int i, j, bad = 0;
@@ -592,6 +683,8 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		return false;
 	if (f->n)	/* no disk, no array: qsort(NULL, 0, ...) is undefined */
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
+	if (f->whole && !fleet_whole(f))
+		return false;
 	/*
 	 * One disk described twice: which manifest is the truth is not for the
 	 * report to guess (a copy, an older fill kept elsewhere): both are named.
@@ -625,7 +718,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 /* Every state, best first: the summary's order. */
 static const char *const fleet_states[] = {
 	"OK", "MISMATCH", "UNREADABLE", "CHANGED", "GONE", "FAILED", "INTERRUPTED", "UNFINISHED",
-	"UNVERIFIED",
+	"UNVERIFIED", "PARTIAL",
 	"DUPLICATE", "INVALID", "MISSING",
 };
 #define FLEET_NSTATES (sizeof(fleet_states) / sizeof(fleet_states[0]))

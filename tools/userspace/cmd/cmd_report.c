@@ -31,6 +31,9 @@ static void report_usage(FILE *f)
 		"                       recorded): a disk whose manifest is of another run is\n"
 		"                       MISSING, saying which; without it, every manifest\n"
 		"                       counts and the table shows each one's run and age\n"
+		"      --whole          a disk is OK only when its fills cover all of it (its\n"
+		"                       recorded size): one filled in part is PARTIAL, saying\n"
+		"                       how much is covered\n"
 		"      --jobs FILE      the fill jobs' end states, one \"HOST STATE [WHY]\" a\n"
 		"                       line (from sacct, or the files the jobs left): each\n"
 		"                       disk of HOST that is not OK says its job's state\n"
@@ -42,8 +45,9 @@ static void report_usage(FILE *f)
 		"States: OK, MISMATCH, UNREADABLE, CHANGED (on this host, the target is another\n"
 		"or changed since its check), GONE (its path is no more), FAILED (the write\n"
 		"failed), INTERRUPTED, UNFINISHED (the manifest says running), UNVERIFIED (also\n"
-		"a check the trust rule rejects: docs/manifest.md), DUPLICATE (two manifests\n"
-		"of one disk), INVALID (a manifest that does not load), MISSING.\n\n"
+		"a check the trust rule rejects: docs/manifest.md), PARTIAL (--whole: the fill\n"
+		"covers part of the disk), DUPLICATE (two manifests of one disk), INVALID (a\n"
+		"manifest that does not load), MISSING.\n\n"
 		"Exit status: 0 every disk OK, 1 a disk not OK (or no disk at all), 2 a usage\n"
 		"error or an unreadable --expect list or directory.\n");
 }
@@ -54,6 +58,7 @@ int guac_cmd_report(int argc, char **argv)
 		{ "expect", required_argument, NULL, 'e' },
 		{ "run", required_argument, NULL, 'U' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "whole", no_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, 'G' },
 		{ "version", no_argument, NULL, 'V' },
@@ -78,6 +83,9 @@ int guac_cmd_report(int argc, char **argv)
 			break;
 		case 'j':
 			jobs = optarg;
+			break;
+		case 'W':
+			fleet.whole = true;
 			break;
 		case 'J':
 			json = true;

@@ -220,6 +220,38 @@ void guac_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+const char *guac_escape(char *buf, size_t size, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	char e[12];
+
+	if (!size)
+		return buf;
+	for (; *p; p++) {
+		if (*p == '\\')
+			snprintf(e, sizeof(e), "\\\\");
+		else if (*p == '\n')
+			snprintf(e, sizeof(e), "\\n");
+		else if (*p == '\t')
+			snprintf(e, sizeof(e), "\\t");
+		else if (*p == '\r')
+			snprintf(e, sizeof(e), "\\r");
+		else if (*p < 0x20 || *p == 0x7f)
+			snprintf(e, sizeof(e), "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)	/* U+0080-U+009F */
+			snprintf(e, sizeof(e), "\\xc2\\x%02x", *++p);
+		else
+			snprintf(e, sizeof(e), "%c", *p);
+		if (n + strlen(e) >= size)
+			break;
+		memcpy(buf + n, e, strlen(e));
+		n += strlen(e);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 const char *guac_version(void)
 {
 	return GUAC_VERSION;

@@ -57,6 +57,16 @@ bool guac_buffers_fit(uint64_t threads, uint64_t block, uint64_t *need, uint64_t
 /* Print @s as a JSON string literal, quoted and escaped. */
 void guac_json_string(FILE *f, const char *s);
 
+/*
+ * @s for a line of text a human reads (a table, a message): each control
+ * character as \n, \t, \r or \xNN (C0, DEL, and C1 in its UTF-8 form), a
+ * backslash as \\, so that a path holding a newline cannot forge a line.
+ * Written to @buf (cut short to fit @size, never mid-escape); returns @buf.
+ * GUAC_ESCAPED(n) is the room that a string of n bytes can need.
+ */
+#define GUAC_ESCAPED(n) (4 * (n) + 1)
+const char *guac_escape(char *buf, size_t size, const char *s);
+
 /* Page-aligned allocation that is freed with free(); exits on failure. */
 void *guac_alloc(size_t size);
 

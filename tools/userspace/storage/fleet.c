@@ -235,7 +235,7 @@ bool guac_fleet_add(struct guac_fleet *f, const char *path)
 }
 
 /* One line of an expected list: "HOST TARGET". */
-struct fleet_line {
+struct guac_fleet_line {
 	char host[256], target[4096];
 	unsigned int lineno;
 };
@@ -261,7 +261,8 @@ static bool fleet_other_long(const char *name, const char *h, const char **seen)
 }
 
 /*
- * Do the expected list's host @h and a manifest's host @m name one host? The
+ * Do hosts @h and @m name one host? The one rule for an expected list's host
+ * against a manifest's, and for two manifests' hosts (duplicates): the
  * same name, or a short name and its FQDN (guacn1, guacn1.lab.example): hosts
  * whose hostname is the FQDN while the inventory, or Slurm, says the short
  * name, and the other way round. Only while the manifests and the list know
@@ -269,9 +270,7 @@ static bool fleet_other_long(const char *name, const char *h, const char **seen)
  * guacn1.b.example is none of them (it would be two hosts). Nothing else:
  * guacn1 is not guacn10, guacn1.a.example not guacn1.a.
  */
-static bool fleet_host_eq(const struct guac_fleet *f, unsigned int nrows,
-			  const struct fleet_line *line, unsigned int nlines, const char *h,
-			  const char *m)
+static bool fleet_host_eq(const struct guac_fleet *f, const char *h, const char *m)
 {
 	const char *seen = NULL;
 	unsigned int i;
@@ -280,35 +279,34 @@ static bool fleet_host_eq(const struct guac_fleet *f, unsigned int nrows,
 		return true;
 	if (!fleet_short_eq(h, m) || (strchr(h, '.') && strchr(m, '.')))
 		return false;
-	for (i = 0; i < nrows; i++)
+	for (i = 0; i < f->n; i++)
 		if (strcmp(f->disk[i].state, "INVALID") &&
 		    fleet_other_long(f->disk[i].host, h, &seen))
 			return false;
-	for (i = 0; i < nlines; i++)
-		if (fleet_other_long(line[i].host, h, &seen))
+	for (i = 0; i < f->nlines; i++)
+		if (fleet_other_long(f->line[i].host, h, &seen))
 			return false;
 	return true;
 }
 
 /* Does row @d describe the disk TARGET (a path, serial or WWN) on HOST? */
-static bool fleet_match(const struct guac_fleet *f, unsigned int nrows,
-			const struct fleet_line *line, unsigned int nlines,
-			const struct guac_fleet_disk *d, const char *host, const char *target)
+static bool fleet_match(const struct guac_fleet *f, const struct guac_fleet_disk *d,
+			const char *host, const char *target)
 {
 	if (!strcmp(d->state, "INVALID") || (!strcmp(d->state, "MISSING") && !d->other_run))
 		return false;
 	if (!(!strcmp(d->target, target) || (d->serial[0] && !strcmp(d->serial, target)) ||
 	      (d->wwid[0] && !strcmp(d->wwid, target))))
 		return false;
-	return fleet_host_eq(f, nrows, line, nlines, host, d->host);
+	return fleet_host_eq(f, host, d->host);
 }
 
 /* The lines of the expected list @list: false with the reason said. */
-static bool fleet_read_expect(const char *list, struct fleet_line **linep, unsigned int *nlinesp)
+static bool fleet_read_expect(const char *list, struct guac_fleet_line **linep, unsigned int *nlinesp)
 {
 	FILE *in = fopen(list, "r");
 	char buf[8192], extra[2];
-	struct fleet_line *line = NULL;
+	struct guac_fleet_line *line = NULL;
 	unsigned int lineno = 0, n = 0, cap = 0;
 	bool ok = true;
 
@@ -328,7 +326,7 @@ static bool fleet_read_expect(const char *list, struct fleet_line **linep, unsig
 		if (*p == '#' || *p == '\n' || *p == '\0')
 			continue;
 		if (n == cap) {
-			struct fleet_line *l = realloc(line, (cap = cap ? 2 * cap : 16) * sizeof(*l));
+			struct guac_fleet_line *l = realloc(line, (cap = cap ? 2 * cap : 16) * sizeof(*l));
 
 			if (!l) {
 				guac_err("out of memory");
@@ -362,19 +360,22 @@ static bool fleet_read_expect(const char *list, struct fleet_line **linep, unsig
 
 bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 {
-	struct fleet_line *line;
+	struct guac_fleet_line *line;
 	unsigned int nlines, k, i, nrows = f->n;
 	bool ok = true;
 
 	if (!fleet_read_expect(list, &line, &nlines))
 		return false;
+	free(f->line);
+	f->line = line;
+	f->nlines = nlines;
 	for (k = 0; k < nlines; k++) {
 		const char *host = line[k].host, *target = line[k].target;
 		struct guac_fleet_disk *d;
 		bool found = false;
 
 		for (i = 0; i < nrows && !found; i++)
-			found = fleet_match(f, nrows, line, nlines, &f->disk[i], host, target);
+			found = fleet_match(f, &f->disk[i], host, target);
 		/* A disk listed twice is expected once. */
 		for (i = nrows; i < f->n && !found; i++)
 			found = !strcmp(f->disk[i].host, host) && !strcmp(f->disk[i].target, target);
@@ -391,7 +392,6 @@ bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 		snprintf(d->reason, sizeof(d->reason), "expected (%s line %u), but no manifest "
 			 "given describes it", list, line[k].lineno);
 	}
-	free(line);
 	return ok;
 }
 
@@ -454,26 +454,32 @@ static int fleet_row_cmp(const void *pa, const void *pb)
 	return c;
 }
 
-/* Two manifests of one disk: the same host and target identity, shard and place. */
-static bool fleet_same_identity(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+/*
+ * Two manifests of one disk: the same host (as --expect matches hosts:
+ * fleet_host_eq) and target identity, shard and place.
+ */
+static bool fleet_same_identity(const struct guac_fleet *f, const struct guac_fleet_disk *a,
+				const struct guac_fleet_disk *b)
 {
 	/* As guac manifest merge names a target: a file by its path, a disk by its ids. */
 	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
 
-	return !strcmp(a->host, b->host) && a->is_file == b->is_file &&
+	return a->is_file == b->is_file &&
 	       a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
 	       a->device_offset == b->device_offset &&
 	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
-			!strcmp(a->target, b->target));
+			!strcmp(a->target, b->target)) &&
+	       fleet_host_eq(f, a->host, b->host);
 }
 
 /* Two rows of one disk, each from a manifest of the run reported. */
-static bool fleet_same_disk(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+static bool fleet_same_disk(const struct guac_fleet *f, const struct guac_fleet_disk *a,
+			    const struct guac_fleet_disk *b)
 {
 	if (!strcmp(a->state, "INVALID") || !strcmp(a->state, "MISSING") ||
 	    !strcmp(b->state, "INVALID") || !strcmp(b->state, "MISSING"))
 		return false;
-	return fleet_same_identity(a, b);
+	return fleet_same_identity(f, a, b);
 }
 
 /*
@@ -494,7 +500,7 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
 		for (j = 0; j < f->n && f->disk[i].other_run && !drop[i]; j++)
 			drop[i] = j != i && strcmp(f->disk[j].state, "INVALID") &&
 				  (f->disk[j].other_run ? j < i : strcmp(f->disk[j].state, "MISSING")) &&
-				  fleet_same_identity(&f->disk[i], &f->disk[j]);
+				  fleet_same_identity(f, &f->disk[i], &f->disk[j]);
 	for (i = 0; i < f->n; i++) {
 		if (drop[i]) {
 			free(f->disk[i].part);
@@ -578,6 +584,97 @@ static bool fleet_missing_shards(struct guac_fleet *f)
 	return true;
 }
 
+static int fleet_span_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/*
+ * How many bytes of row @i's target its fill has written: its parts, and
+ * those of the other shards of a sharded fill, each counted once. *@spans
+ * is the caller's buffer (two numbers a part), grown here. UINT64_MAX when
+ * out of memory.
+ */
+static uint64_t fleet_covered(const struct guac_fleet *f, unsigned int i, uint64_t **spans,
+			      size_t *cap)
+{
+	const struct guac_fleet_disk *d = &f->disk[i];
+	uint64_t covered = 0, end = 0;
+	size_t n = 0, k;
+	unsigned int j, p;
+
+	for (j = 0; j < f->n; j++) {
+		const struct guac_fleet_disk *e = &f->disk[j];
+
+		if (j != i && !(fleet_is_part(d) && fleet_is_part(e) && fleet_same_fill(d, e)))
+			continue;
+		for (p = 0; p < e->nparts; p++) {
+			if (2 * (n + 1) > *cap) {
+				size_t c = *cap ? 2 * *cap : 64;
+				uint64_t *s = realloc(*spans, c * sizeof(*s));
+
+				if (!s)
+					return UINT64_MAX;
+				*spans = s;
+				*cap = c;
+			}
+			(*spans)[2 * n] = e->part[p].device_offset;
+			(*spans)[2 * n + 1] = e->part[p].device_offset + e->part[p].done;
+			n++;
+		}
+	}
+	if (n)
+		qsort(*spans, n, 2 * sizeof(**spans), fleet_span_cmp);
+	for (k = 0; k < n; k++) {
+		uint64_t a = (*spans)[2 * k], b = (*spans)[2 * k + 1];
+
+		if (b > d->size)
+			b = d->size;
+		if (a < end)
+			a = end;
+		if (b > a) {
+			covered += b - a;
+			end = b;
+		}
+	}
+	return covered;
+}
+
+/* --whole: each OK row whose fill leaves some of its target unwritten is PARTIAL. */
+static bool fleet_whole(struct guac_fleet *f)
+{
+	uint64_t *spans = NULL, covered;
+	size_t cap = 0;
+	unsigned int i;
+	char a[32], b[32];
+
+	for (i = 0; i < f->n; i++) {
+		struct guac_fleet_disk *d = &f->disk[i];
+
+		if (strcmp(d->state, "OK"))
+			continue;
+		covered = fleet_covered(f, i, &spans, &cap);
+		if (covered == UINT64_MAX) {
+			free(spans);
+			guac_err("out of memory");
+			return false;
+		}
+		if (covered >= d->size)
+			continue;
+		d->state = "PARTIAL";
+		snprintf(d->reason, sizeof(d->reason), "the fill%s cover%s %s of the target's %s "
+			 "(%.3g%%), and --whole wants all of it", d->shard_count > 1 ?
+			 "'s shards given" : "", d->shard_count > 1 ? "" : "s",
+			 guac_fmt_bytes(a, sizeof(a), (double)covered),
+			 guac_fmt_bytes(b, sizeof(b), (double)d->size),
+			 100.0 * (double)covered / (double)d->size);
+	}
+	free(spans);
+	return true;
+}
+
 bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 {
 	unsigned int i, j, bad = 0;
@@ -586,6 +683,8 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		return false;
 	if (f->n)	/* no disk, no array: qsort(NULL, 0, ...) is undefined */
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
+	if (f->whole && !fleet_whole(f))
+		return false;
 	/*
 	 * One disk described twice: which manifest is the truth is not for the
 	 * report to guess (a copy, an older fill kept elsewhere): both are named.
@@ -594,7 +693,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		for (j = 0; j < i; j++) {
 			char own[64];
 
-			if (!fleet_same_disk(&f->disk[i], &f->disk[j]))
+			if (!fleet_same_disk(f, &f->disk[i], &f->disk[j]))
 				continue;
 			snprintf(own, sizeof(own), "%s", f->disk[i].state);
 			f->disk[i].duplicate_of = j + 1;
@@ -619,7 +718,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 /* Every state, best first: the summary's order. */
 static const char *const fleet_states[] = {
 	"OK", "MISMATCH", "UNREADABLE", "CHANGED", "GONE", "FAILED", "INTERRUPTED", "UNFINISHED",
-	"UNVERIFIED",
+	"UNVERIFIED", "PARTIAL",
 	"DUPLICATE", "INVALID", "MISSING",
 };
 #define FLEET_NSTATES (sizeof(fleet_states) / sizeof(fleet_states[0]))
@@ -703,7 +802,9 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 						 "AGE", "STATE", "WRITTEN", "VERIFIED",
 						 "BAD SECTORS" };
 	static const bool right[NCOLS] = { [SIZE] = true, [WRITTEN] = true, [VERIFIED] = true };
-	static char cell[NCOLS][4200];
+	static char cell[NCOLS][GUAC_ESCAPED(4200)], raw[4200];
+	static char why[GUAC_ESCAPED(sizeof(f->disk[0].reason))];
+	static char host[GUAC_ESCAPED(sizeof(f->disk[0].host))];
 	size_t w[NCOLS];
 	unsigned int i, k, pass, nstates = 0;
 	unsigned int counts[FLEET_NSTATES];
@@ -720,11 +821,13 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 				for (k = 0; k < NCOLS; k++)
 					snprintf(cell[k], sizeof(cell[k]), "%s", head[k]);
 			} else {
-				snprintf(cell[HOST], sizeof(cell[HOST]), "%s", d->host[0] ? d->host : "-");
-				fleet_target_text(cell[TARGET], sizeof(cell[TARGET]), d);
-				snprintf(cell[ID], sizeof(cell[ID]), "%s", fleet_id(d));
+				/* A manifest's strings, escaped: one row a line (guac_escape). */
+				guac_escape(cell[HOST], sizeof(cell[HOST]), d->host[0] ? d->host : "-");
+				fleet_target_text(raw, sizeof(raw), d);
+				guac_escape(cell[TARGET], sizeof(cell[TARGET]), raw);
+				guac_escape(cell[ID], sizeof(cell[ID]), fleet_id(d));
 				fleet_bytes(cell[SIZE], sizeof(cell[SIZE]), d, d->size);
-				snprintf(cell[RUN], sizeof(cell[RUN]), "%s", d->run[0] ? d->run : "-");
+				guac_escape(cell[RUN], sizeof(cell[RUN]), d->run[0] ? d->run : "-");
 				fleet_age(cell[AGE], sizeof(cell[AGE]), d->when, now);
 				snprintf(cell[STATE], sizeof(cell[STATE]), "%s", d->state);
 				fleet_bytes(cell[WRITTEN], sizeof(cell[WRITTEN]), d, d->written);
@@ -761,8 +864,10 @@ void guac_fleet_table(FILE *out, const struct guac_fleet *f)
 			;
 		counts[k < FLEET_NSTATES ? k : FLEET_NSTATES - 1]++;
 		if (strcmp(d->state, "OK"))
-			fprintf(out, "%s %s: %s: %s\n", d->host[0] ? d->host : "-", d->target,
-				d->state, d->reason);
+			fprintf(out, "%s %s: %s: %s\n",
+				guac_escape(host, sizeof(host), d->host[0] ? d->host : "-"),
+				guac_escape(cell[TARGET], sizeof(cell[TARGET]), d->target), d->state,
+				guac_escape(why, sizeof(why), d->reason));
 	}
 	fprintf(out, "%u disk%s:", f->n, f->n == 1 ? "" : "s");
 	for (k = 0; k < FLEET_NSTATES; k++)
@@ -855,8 +960,14 @@ static const char *fleet_colour(const struct guac_manifest_bad *b)
 	return "#7f7f7f";
 }
 
+/* @s as XML text, its control characters escaped first (XML 1.0 has no place for them). */
 static void fleet_xml(FILE *out, const char *s)
 {
+	size_t size = GUAC_ESCAPED(strlen(s));
+	char *e = malloc(size);
+
+	if (e)
+		s = guac_escape(e, size, s);
 	for (; *s; s++) {
 		switch (*s) {
 		case '&': fputs("&amp;", out); break;
@@ -866,6 +977,7 @@ static void fleet_xml(FILE *out, const char *s)
 		default: fputc(*s, out);
 		}
 	}
+	free(e);
 }
 
 #define SVG_LABEL 420
@@ -988,5 +1100,6 @@ void guac_fleet_free(struct guac_fleet *f)
 	for (i = 0; i < f->n; i++)
 		free(f->disk[i].part);
 	free(f->disk);
+	free(f->line);
 	memset(f, 0, sizeof(*f));
 }

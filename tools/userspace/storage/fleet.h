@@ -57,6 +57,15 @@ struct guac_fleet {
 	 * manifest counts, and the table shows each one's run and age.
 	 */
 	const char *run;
+	/*
+	 * guac report --whole: a disk whose fills do not cover all of the
+	 * target (its recorded size) is PARTIAL, not OK. Set before
+	 * guac_fleet_judge.
+	 */
+	bool whole;
+	/* The expected list's lines (guac_fleet_expect): their hosts count in host matching. */
+	struct guac_fleet_line *line;
+	unsigned int nlines;
 };
 
 /*

@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# guac report against the findings of issue 35 it answers here: strings from
+# a manifest (a path with a newline) cannot forge rows of the table (F9);
+# two manifests of one disk are DUPLICATE whether their hosts are written as
+# the short name or the FQDN, as --expect matches hosts (F4); --whole wants
+# fills that cover the whole target (F10).
+# TAP output.
+set -u
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
+
+tap_begin
+d=$tmp/m
+mkdir "$d"
+
+# F9: a target path holding a newline, a tab and an escape byte, written and
+# checked; its row (and reason line) is one line, the characters escaped.
+nl='
+'
+evil="$tmp/x${nl}forged  sdz  -  1 GiB  OK	$(printf '\033')[2J"
+"$GUAC" write --origin 7 -n 64K -m "$d/x.json" "$evil" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/x.json" >/dev/null 2>&1
+rc=$?
+check "F9: write and verify take a path with control characters" "[ $rc -eq 0 ]"
+"$GUAC" report "$d/x.json" >"$tmp/out" 2>&1
+check "... the table is its heading, one row and the summary" \
+	"[ \$(wc -l <'$tmp/out') -eq 3 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
+check '... the row shows the path escaped (\\n, \\t, \\x1b)' \
+	"grep -qF 'x\\nforged  sdz  -  1 GiB  OK\\t\\x1b[2J ' '$tmp/out'"
+check "... no control character reaches the output" \
+	"! tr -d '\\n' <'$tmp/out' | grep -q '[[:cntrl:]]'"
+"$GUAC" report --run "r${nl}x" "$d/x.json" >"$tmp/out" 2>&1
+check "... a reason line (which names the run and the manifest) is one line too" \
+	"[ \$(wc -l <'$tmp/out') -eq 4 ] && grep -qF 'no manifest of run r\\nx' '$tmp/out'"
+"$GUAC" report --json "$d/x.json" >"$tmp/json" 2>&1
+check "... the JSON is valid and holds the path as it is" \
+	"python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d[\"disks\"][0][\"target\"] != sys.argv[2])' '$tmp/json' '$evil'"
+"$GUAC" report --svg "$tmp/x.svg" "$d/x.json" >/dev/null 2>&1
+check "... the SVG picture is valid XML, with no control character" \
+	"python3 -c 'import sys, xml.dom.minidom as x; x.parse(sys.argv[1])' '$tmp/x.svg' 2>/dev/null &&
+	 ! tr -d '\\n' <'$tmp/x.svg' | grep -q '[[:cntrl:]]'"
+
+# F4: one file filled twice, recorded from n1.lab.example and from n1 (each
+# check clean when it ran): one disk, two manifests, as --expect would match.
+for h in n1.lab.example n1; do
+	GUAC_HOST=$h "$GUAC" write -n 64K -m "$d/$h.json" "$tmp/f4" >/dev/null 2>&1 &&
+		"$GUAC" verify -m "$d/$h.json" >/dev/null 2>&1
+done
+"$GUAC" report "$d/n1.json" "$d/n1.lab.example.json" >"$tmp/out" 2>&1
+rc=$?
+check "F4: one disk as n1 and n1.lab.example: exit 1, both DUPLICATE" \
+	"[ $rc -eq 1 ] && grep -qx '2 disks: 2 DUPLICATE' '$tmp/out'"
+check "... the reason names the other manifest" \
+	"grep -q '^n1 $tmp/f4: DUPLICATE: the same disk as .*n1.lab.example.json' '$tmp/out'"
+printf 'n1 %s\n' "$tmp/f4" >"$tmp/expect"
+"$GUAC" report --expect "$tmp/expect" "$d/n1.json" "$d/n1.lab.example.json" >"$tmp/out" 2>&1
+check "... with --expect naming it once: still two DUPLICATE rows, nothing MISSING" \
+	"grep -qx '2 disks: 2 DUPLICATE' '$tmp/out'"
+GUAC_HOST=n10 "$GUAC" write -n 64K -m "$d/n10.json" "$tmp/f4" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/n10.json" >/dev/null 2>&1
+"$GUAC" report "$d/n1.json" "$d/n10.json" >"$tmp/out" 2>&1
+check "... but n1 and n10 are two hosts: their disks of one path are no DUPLICATE" \
+	"grep -q '^n10 .* OK ' '$tmp/out' && ! grep -q DUPLICATE '$tmp/out'"
+
+# F10: 64 KiB filled on a 1 GiB disk (a sparse file here), checked clean.
+truncate -s 1G "$tmp/big"
+"$GUAC" write -n 64K -m "$d/big.json" "$tmp/big" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/big.json" >/dev/null 2>&1
+truncate -s 1M "$tmp/w"
+"$GUAC" write -m "$d/w.json" "$tmp/w" >/dev/null 2>&1 && "$GUAC" verify -m "$d/w.json" >/dev/null 2>&1
+printf '%s %s\n' "$(uname -n)" "$tmp/big" "$(uname -n)" "$tmp/w" >"$tmp/expect"
+"$GUAC" report --expect "$tmp/expect" --whole "$d/big.json" "$d/w.json" >"$tmp/out" 2>&1
+rc=$?
+check "F10: --expect --whole: 64 KiB of 1 GiB is PARTIAL, exit 1; the whole fill OK" \
+	"[ $rc -eq 1 ] && grep -q ' PARTIAL ' '$tmp/out' && grep -qx '2 disks: 1 OK, 1 PARTIAL' '$tmp/out'"
+check "... the reason says how much is covered" \
+	"grep -q 'big: PARTIAL: the fill covers 64.00 KiB of the target.s 1.00 GiB' '$tmp/out'"
+"$GUAC" report --whole "$d/big.json" >"$tmp/out" 2>&1
+check "... --whole alone too" "[ \$? -eq 1 ] && grep -qx '1 disk: 1 PARTIAL' '$tmp/out'"
+"$GUAC" report "$d/big.json" >"$tmp/out" 2>&1
+check "... without --whole a part of a disk may be OK, as before" "[ \$? -eq 0 ]"
+# Two shards of one file fill it whole together; one alone does not.
+truncate -s 2M "$tmp/s"
+for i in 0 1; do
+	"$GUAC" write --shard $i/2 -n 2M --origin 1000000 -m "$d/s$i.json" "$tmp/s" >/dev/null 2>&1
+done
+"$GUAC" verify -m "$d/s0.json" >/dev/null 2>&1 && "$GUAC" verify -m "$d/s1.json" >/dev/null 2>&1
+"$GUAC" report --whole "$d/s0.json" "$d/s1.json" >"$tmp/out" 2>&1
+check "... a sharded fill's shards together cover the disk: both OK" \
+	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+"$GUAC" report --whole --json "$d/big.json" >"$tmp/json" 2>&1
+check "... the JSON says PARTIAL, not ok" \
+	"python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[\"disks\"][0]; sys.exit(r[\"state\"] != \"PARTIAL\" or r[\"ok\"])' '$tmp/json' 2>/dev/null"
+
+tap_end

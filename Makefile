@@ -53,18 +53,28 @@ checkpatch: deps
 # this machine boots. Meanwhile scripts/prefetch.sh fills the cache
 # (downloads, chroots, the guest image) in the background while the suites
 # compile; it never outlives make check.
+#
+# A suite is named NAME@GROUP when it shares what it builds with others of
+# GROUP: scripts/check-suites.sh runs two suites at a time (GUAC_CHECK_JOBS),
+# never two of one group. CHECK_LATE_SUITES boot the test kernels
+# (CHECK_KERNELS, built by the prefetch in the background), so they come last.
 HOST_STATE := $(BUILD)/host-state
 PREFETCH   := $(BUILD)/prefetch.log
 CHECK_SUITES :=
-# make check-all adds these (the fragments fill it) after make check's own.
+CHECK_LATE_SUITES :=
+CHECK_KERNELS :=
+# make check-all adds these (the fragments fill them) after make check's own.
 CHECK_ALL_SUITES :=
+CHECK_ALL_KERNELS :=
 CHECK_EXTRA ?=
+CHECK_KERNELS_EXTRA ?=
 
 check:
 	tests/host/host-guard.sh record $(HOST_STATE)
 	$(MAKE) --no-print-directory deps
-	scripts/prefetch.sh start $(PREFETCH)
-	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_EXTRA) host-unchanged
+	GUAC_PREFETCH_KERNELS="$(CHECK_KERNELS) $(CHECK_KERNELS_EXTRA)" scripts/prefetch.sh start $(PREFETCH)
+	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_LATE_SUITES) $(CHECK_EXTRA) \
+		--last host-unchanged
 
 # make check's last suite: the prefetch is done, and the host's kernels and
 # /boot are as they were before make check.
@@ -74,7 +84,7 @@ host-unchanged:
 
 # The suites alone, without the host guard and the prefetch.
 check-suites: deps
-	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_EXTRA)
+	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_LATE_SUITES) $(CHECK_EXTRA)
 
 # Host-side tests of the harness itself: the host guard, the triage of the
 # KCSAN run's reports, docs/device.md's edges table against the VM suite's
@@ -92,7 +102,7 @@ clean:
 
 # Each suite's targets live in its own fragment.
 include $(sort $(wildcard scripts/make/*.mk))
-CHECK_SUITES += check-user checkpatch check-host
+CHECK_SUITES += check-user@loop checkpatch check-host@vm-tools
 
 .PHONY: all module module-clean install tools deps check-user checkpatch check check-suites check-host host-unchanged clean \
 	guac-arm64 check-user-arm64

@@ -6,13 +6,13 @@
 #
 # From a cold cache, make check spends minutes on downloads and debootstraps
 # (the kernels of the matrix, the chroots with their compilers, Bochs, the
-# amd64 guest image, lintian's chroot) and more on compiling the
-# two test kernels. The first wait on the network and the disk, the second on
-# the CPUs; `start` runs the first in the background while the suites run the
-# second. Every
-# step is the consumers' own script, which takes a lock (fetch-kernel.sh per
-# series, chroot.sh per chroot, make-image.sh, the Bochs fetch): a consumer
-# that comes first waits for the prefetch and then finds the cache filled.
+# amd64 guest image, lintian's chroot) and more on compiling the test
+# kernels. `start` runs both in the background, side by side, from make
+# check's start, while the suites that need neither run. Every step is the
+# consumers' own script, which takes a lock (fetch-kernel.sh per series,
+# chroot.sh per chroot, make-image.sh, the Bochs fetch, build-kernel.sh): a
+# consumer that comes first waits for the prefetch and then finds the cache
+# filled.
 # Nothing here decides a result: if a step fails, its consumer runs it again
 # in the foreground and fails there with its own message. `wait` makes sure
 # no background job outlives make check.
@@ -72,6 +72,19 @@ fill() {
 	# check-all's, and makes its image itself.
 }
 
+# The test kernels (GUAC_PREFETCH_KERNELS: the variants of
+# scripts/kernel/build-kernel.sh that the suites will boot), beside fill():
+# one wants the network and the disk, this the CPUs, and the suites that boot
+# these kernels come last in make check. build-kernel.sh compiles at nice 10,
+# so it takes what the suites leave, and holds the kernel lock: a suite that
+# needs its kernel before it is built waits for it.
+build_kernels() {
+	local variant
+	for variant in ${GUAC_PREFETCH_KERNELS:-}; do
+		step "$GUAC_TOP/scripts/kernel/build-kernel.sh" --variant "$variant"
+	done
+}
+
 case "$action" in
 start)
 	mkdir -p "$(dirname "$log")"
@@ -83,7 +96,9 @@ start)
 	flock 9
 	(
 		start=$(date +%s)
+		build_kernels &
 		fill
+		wait
 		echo "prefetch: done in $(($(date +%s) - start)) s" >>"$log"
 	) >/dev/null 2>&1 </dev/null &
 	echo "prefetch: filling the cache in the background (log: $log)"

@@ -19,6 +19,12 @@
 #           into kernel-build-kcsan-VERSION-HASH. Whatever builds against it
 #           must pass LLVM=1 too, or Kbuild sees another compiler and
 #           reconfigures the cached tree.
+#   clang   the kcsan variant's fragments, configured for clang (LLVM=1)
+#           and prepared for external modules only (make
+#           modules_prepare: a minute, not a kernel), into
+#           kernel-prep-clang-VERSION-HASH: check-clang compiles the module
+#           against it with clang and W=1. No vmlinux, so no Module.symvers:
+#           modpost can only warn about the kernel's symbols.
 #   arm64   arm64.config (QEMU's -M virt: PL011, virtio-mmio console,
 #           initramfs; preempt, lockdep, might-sleep) + tests/kunit/.kunitconfig,
 #           cross-built with gcc (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-),
@@ -39,7 +45,7 @@ jobs=${JOBS:-2}
 
 log() { echo "build-kernel: $*" >&2; }
 die() { log "error: $*"; exit 1; }
-usage() { echo "usage: build-kernel.sh [--variant debug|kcsan|arm64] [--dir]" >&2; exit 2; }
+usage() { echo "usage: build-kernel.sh [--variant debug|kcsan|clang|arm64] [--dir]" >&2; exit 2; }
 
 # shellcheck source=scripts/kernel/lib.sh
 . "$top/scripts/kernel/lib.sh"
@@ -62,10 +68,11 @@ while [ $# -gt 0 ]; do
 done
 
 # Per variant: the fragments, in the order they are merged and hashed; the
-# kernel's ARCH; make's toolchain arguments and the compiler whose version
+# kernel's ARCH; make's target (the whole kernel but for clang); make's toolchain arguments and the compiler whose version
 # the key hashes with them; the cache directory's prefix (VERSION-HASH follows)
 # and the pattern of that variant's directories, so that a new build removes
 # the stale ones of its own variant only.
+target=
 case $variant in
 debug)
 	# Unchanged since before variants: the same fragments in the same order
@@ -85,6 +92,16 @@ kcsan)
 	compiler=clang
 	prefix=kernel-build-kcsan-
 	stale='kernel-build-kcsan-*'
+	;;
+clang)
+	fragments=("$top"/scripts/kernel/base.config "$top"/scripts/kernel/kcsan.config
+		"$top"/tests/kunit/.kunitconfig)
+	karch=x86_64
+	toolchain=(LLVM=1)
+	compiler=clang
+	target=modules_prepare
+	prefix=kernel-prep-clang-
+	stale='kernel-prep-clang-*'
 	;;
 arm64)
 	fragments=("$top"/scripts/kernel/arm64.config "$top"/tests/kunit/.kunitconfig)
@@ -147,8 +164,9 @@ build() {
 		die "merge_config failed: see $out/merge_config.log"
 	verify_config "$out/.config"
 
-	log "building $variant with -j$jobs ${toolchain[*]} (log: $out/build.log)"
-	nice -n 10 make -C "$src" O="$out" ARCH="$karch" "${toolchain[@]}" -j"$jobs" \
+	log "building $variant with -j$jobs ${toolchain[*]} ${target:-(the kernel)} (log: $out/build.log)"
+	# shellcheck disable=SC2086
+	nice -n 10 make -C "$src" O="$out" ARCH="$karch" "${toolchain[@]}" -j"$jobs" $target \
 		>"$out/build.log" 2>&1 || {
 		tail -n 30 "$out/build.log" >&2
 		die "kernel build failed: see $out/build.log"

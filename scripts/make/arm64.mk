@@ -61,6 +61,6 @@ check-user-arm64: deps guac-arm64
 		ARM64_SYSROOT="$$sr" TESTS="$(wildcard $(TOP)/tests/arm64/test_*.sh)" \
 		scripts/run-suites.sh userspace-arm64
 
-CHECK_SUITES += check-user-arm64
+CHECK_SUITES += check-user-arm64@arm64
 
 .PHONY: guac-arm64 check-user-arm64

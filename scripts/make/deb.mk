@@ -28,9 +28,10 @@ lintian-arm64: deb-arm64
 check-deb: deb
 	TESTS=$(TOP)/tests/guest/test_deb.sh scripts/run-suites.sh deb
 
-CHECK_SUITES += check-deb
+# deb: build/deb, remade by each of its suites.
+CHECK_SUITES += check-deb@deb
 # The arm64 packages' cross build and lintian: 18 s warm (make
 # check-guest-arm64, in make check-all, installs them in an arm64 guest).
-CHECK_SUITES += lintian-arm64
+CHECK_SUITES += lintian-arm64@deb-arm64
 
 .PHONY: deb lintian check-deb deb-arm64 lintian-arm64

@@ -5,7 +5,7 @@
 # UBSan into build/fuzz/ (apart from the normal build), run by scripts/fuzz/run.sh.
 #
 #   make fuzz             every target for FUZZ_SECONDS (default 60) each
-#   make fuzz-short       every target for 20 s, after replaying every
+#   make fuzz-short       every target for 10 s, after replaying every
 #                         regression input (part of make check)
 #   make fuzz-long        every target for FUZZ_LONG_SECONDS (default 300) (part of
 #                         make check-all)
@@ -37,7 +37,7 @@ fuzz-replay: fuzz-build
 
 fuzz-short: fuzz-build
 	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --replay $(FUZZ_TARGETS)
-	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds 20 $(FUZZ_TARGETS)
+	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds 10 $(FUZZ_TARGETS)
 
 fuzz-long: fuzz-build
 	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds $(FUZZ_LONG_SECONDS) $(FUZZ_TARGETS)

@@ -51,18 +51,18 @@ guest-shell-arm64: guest-image-arm64
 
 # In make check: 4 minutes warm on an idle 2-core machine, 11 at a load
 # average of 7 (tests/guest/README.md has the measurements).
-CHECK_SUITES += check-guest
+CHECK_SUITES += check-guest@deb
 
 # The arm64 guest, in make check-all: 170 to 347 s warm on the shared 2-vCPU
 # machine (the DKMS build under TCG 115 to 192 s of it), and its image 464 s
 # cold, which kept make check from a cold cache above an hour
 # (tests/guest/README.md). make check cross-builds the same packages and runs
 # lintian on them (lintian-arm64), and boots the module on arm64 (vm-check-arm64).
-CHECK_ALL_SUITES += check-guest-arm64
+CHECK_ALL_SUITES += check-guest-arm64@deb-arm64
 
 # make check-all (scripts/make/vm.mk: make check on the whole VM matrix) runs
 # the kernel-upgrade scenario too.
-CHECK_ALL_SUITES += check-guest-upgrade
+CHECK_ALL_SUITES += check-guest-upgrade@deb
 
 .PHONY: guest-image check-guest check-guest-upgrade guest-shell guest-image-arm64 check-guest-arm64 \
 	guest-shell-arm64

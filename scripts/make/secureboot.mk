@@ -22,6 +22,6 @@ check-secureboot: deb vm-guac
 # In make check. Warm on 2 vCPUs (Intel Xeon, family 6 model 167), 61 test
 # points: 204 s at a load average of 1.5 (2026-11-27); 346 s at 5 and 683 s
 # at 9 before (docs/testing.md, "Secure Boot").
-CHECK_SUITES += check-secureboot
+CHECK_SUITES += check-secureboot@deb
 
 .PHONY: secureboot-disk check-secureboot

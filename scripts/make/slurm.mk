@@ -13,6 +13,7 @@ check-slurm: deps tools
 	TESTS="$(TOP)/tests/slurm/test_k8s_yaml.sh $(TOP)/tests/slurm/test_slurm.sh" \
 		GUAC=$(BUILD)/userspace/guac scripts/run-suites.sh slurm
 
-CHECK_SUITES += check-slurm
+# loop: the host's loop devices, which its tests detach and re-attach by name.
+CHECK_SUITES += check-slurm@loop
 
 .PHONY: check-slurm

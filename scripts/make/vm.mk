@@ -82,12 +82,15 @@ demo:
 check-vm-retry: deps vm-tools
 	TESTS=$(TOP)/tests/vm/test_boot_retry.sh scripts/run-suites.sh vm-retry
 
-CHECK_SUITES += vm-check check-vm-retry
-CHECK_SUITES += vm-check-arm64
+# Groups (scripts/check-suites.sh runs two suites at a time, never two of
+# one group): vm-tools relinks build/vm/guac-vmtest and builds the module
+# into build/vm/KVER; arm64 relinks build/arm64/.
+CHECK_SUITES += vm-check@vm-tools check-vm-retry@vm-tools
+CHECK_SUITES += vm-check-arm64@arm64
 
 # Everything make check runs, with the full VM suite on the whole matrix.
 check-all:
 	$(MAKE) check VM_KERNELS="$(VM_MATRIX)" VM_KERNELS_ARM64="$(VM_ARM64_MATRIX)" \
-		CHECK_EXTRA="$(CHECK_ALL_SUITES)"
+		CHECK_EXTRA="$(CHECK_ALL_SUITES)" CHECK_KERNELS_EXTRA="$(CHECK_ALL_KERNELS)"
 
 .PHONY: vm-guac vm-tools vm-check check-vm-retry vm-shell demo check-all vm-check-arm64 vm-shell-arm64

@@ -28,5 +28,7 @@ check-clang: deps
 	echo "clang-module: PASS, guacrng.ko, its test and KUnit variants with clang and W=1 against $$kver"
 
 CHECK_SUITES += check-clang
+# The prefetch prepares its tree first (kunit.mk adds the kernels after it).
+CHECK_KERNELS += clang
 
 .PHONY: check-clang

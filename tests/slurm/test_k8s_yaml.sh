@@ -99,4 +99,32 @@ while read -r line; do
 	esac
 done <"$tmp/py"
 check "the recipe checks ran to the end" "tail -1 '$tmp/py' | grep -qx 'ALL OK'"
+
+# fill-local-disks' command itself, run by sh with /dev/disk/by-id made a
+# directory of the test's and guac a stub that prints its manifest: two disks
+# whose paths end alike (sdb) get manifests of their own, the one with a
+# by-id link under that name, and every guac gets the run's label.
+"$py" -c 'import sys, yaml
+j = next(x for x in yaml.safe_load_all(open(sys.argv[1])) if x and x["kind"] == "Job")
+c = j["spec"]["template"]["spec"]["containers"][0]
+print(c["command"][2].replace("/dev/disk/by-id", sys.argv[2]))
+print([e["value"] for e in c["env"] if e["name"] == "GUAC_RUN"][0], file=open(sys.argv[3], "w"))' \
+	"$k8s/fill-local-disks.yaml" "$tmp/by-id" "$tmp/run" >"$tmp/cmd.sh" 2>"$tmp/cmd.err"
+mkdir -p "$tmp/by-id" "$tmp/a" "$tmp/b" "$tmp/bin"
+: >"$tmp/a/sdb"
+: >"$tmp/b/sdb"
+ln -s "$tmp/a/sdb" "$tmp/by-id/wwn-0x5000c500a1b2c301"
+printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" != --manifest ] || echo "$GUAC_RUN $2"; shift; done\n' >"$tmp/bin/guac"
+chmod +x "$tmp/bin/guac"
+for i in 0 1; do
+	DISKS="$tmp/a/sdb $tmp/b/sdb" JOB_COMPLETION_INDEX=$i GUAC_HOST=node07 GUAC_RUN=$(cat "$tmp/run" 2>/dev/null) \
+		PATH=$tmp/bin:$PATH sh "$tmp/cmd.sh" >"$tmp/names-$i" 2>&1
+done
+run=$(cat "$tmp/run" 2>/dev/null)
+want0="$run /results/node07-wwn-0x5000c500a1b2c301.json"
+want1="$run /results/node07-$(echo "${tmp#/}/b/sdb" | sed 's|/|_|g').json"
+check "fill-local-disks: a disk with a by-id link gets HOST-BYID.json, every guac the run's label" \
+	'[ -n "$run" ] && [ "$(sort -u "$tmp/names-0")" = "$want0" ]'
+check "fill-local-disks: two disks whose paths end alike (sdb) never share a manifest" \
+	'[ "$(sort -u "$tmp/names-1")" = "$want1" ]'
 tap_end

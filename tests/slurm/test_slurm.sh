@@ -16,7 +16,8 @@
 #      Slurm and resumes from the durable bytes its manifest recorded
 #      meanwhile; a shard on a bad disk (a loop device over a file on a tmpfs
 #      smaller than the device: it runs out of space) fails with exit status
-#      2 and the report says why
+#      2 and the report says why; TERM and a time limit's warning signal
+#      requeue a fill task, TERM a check task, each resuming where it stopped
 #
 # The cluster is torn down, the loop devices detached and the tmpfs unmounted
 # whatever happens (trap).
@@ -425,6 +426,28 @@ if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwri
 		"$GUAC gen --origin 45 --length 96M | cmp -s - '$d/lun.img'"
 else
 	not_ok "c5: cannot build the write-slowing shim" "$d/cc.err"
+fi
+
+# c6: the check interrupted too (scancel --signal=TERM --full mid-check of
+# c4's part 0, its reads slowed by the shim): the task passes TERM on to guac
+# verify, which saves its progress in the part; the task requeues itself and
+# resumes the check from there, and ends COMPLETED 0:0 with an OK for the
+# whole part.
+d=$w/c4
+if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwrite.c" -ldl 2>"$d/cc.err"; then
+	ver=$(LD_PRELOAD="$d/slow.so" SLOW_READS=1 SLOW_INO="$(stat -c %i "$d/lun.img")" SLOW_NS=2000000 \
+		sbatch --parsable -D "$d" -c 1 --array=0 "$ex/verify-shard.sbatch" "$d/parts")
+	writer_started "guac verify --resume --jobs 1 --manifest $d/parts/part-0.json" 0
+	pid=$(pgrep -f -- "guac verify --resume --jobs 1 --manifest $d/parts/part-0.json" | head -n 1)
+	[ -z "$pid" ] || wait_read "$pid" $((64 << 20))
+	scancel --signal=TERM --full "${ver}_0"
+	wait_jobs "$ver"
+	checkl "c6: TERM mid-check: the verify task requeued itself, resumed from its saved progress, COMPLETED 0:0" \
+		"all_ok $ver && grep -q 'interrupted: requeued' '$d'/guac-verify-${ver}_0.log &&
+		 grep -Eq '^OK: 2147483648 bytes .* [1-9][0-9]* of them checked by the run resumed' '$d'/guac-verify-${ver}_0.log &&
+		 scontrol -o show job ${ver}_0 | grep -q 'Restarts=1'" "$d"/guac-verify-"$ver"*.log
+else
+	not_ok "c6: cannot build the read-slowing shim" "$d/cc.err"
 fi
 
 # fleet-report.sbatch's own status, run as a plain script on b's manifests: a

@@ -153,4 +153,28 @@ head -c 1500000 "$tmp/q.img" | "$GUAC" verify -m "$tmp/q.json" - >"$tmp/o" 2>&1
 check "a pipe that ends early: exit 1, SHORT at its end" \
 	"[ \$? -eq 1 ] && grep -q '^SHORT: the data ends at byte 1500000' '$tmp/o'"
 
+# A check interrupted and resumed: its OK names the range's first byte (the
+# fill's offset 0), not the byte this run began at, and says which run
+# checked which part. Each read of the target is slowed (the shim), so the
+# TERM lands mid-check.
+f=$tmp/r.img
+"$GUAC" write --origin 5 -n 8M -m "$tmp/r.json" "$f" >/dev/null 2>&1
+if ${CC:-cc} -shared -fPIC -o "$tmp/slow.so" "$(dirname "$0")/../shims/slow_pwrite.c" -ldl 2>"$tmp/cc.err"; then
+	LD_PRELOAD=$tmp/slow.so SLOW_READS=1 SLOW_INO=$(stat -c %i "$f") SLOW_NS=20000000 \
+		"$GUAC" verify -m "$tmp/r.json" -j1 --bs 64K >"$tmp/o1" 2>&1 &
+	pid=$!
+	wait_read $pid $((2 << 20))
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	"$GUAC" verify -m "$tmp/r.json" --resume >"$tmp/o" 2>&1
+	rc2=$?
+	first=$(sed -n 's/^INTERRUPTED: stopped after \([0-9]*\) bytes.*/\1/p' "$tmp/o1")
+	check "interrupted (130), then resumed: OK for the 8 MiB from offset 0, the resumed part and this run's start named" \
+		"[ $rc -eq 130 ] && [ $rc2 -eq 0 ] && [ -n '$first' ] && [ '$first' -gt 0 ] &&
+		 grep -q '^OK: 8388608 bytes (8.00 MiB) match the stream at offset 0, origin 5; $first of them checked by the run resumed, the rest by this run from offset $first;' '$tmp/o'"
+else
+	not_ok "cannot build the read-slowing shim" "$tmp/cc.err"
+fi
+
 tap_end

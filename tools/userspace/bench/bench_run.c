@@ -20,6 +20,7 @@
 
 #define BENCH_WAKE_SIGNAL SIGUSR1
 #define BENCH_WAKE_PERIOD_NS 10000000L	/* 10 ms between wake-ups */
+#define BENCH_PROBE_SECONDS 5		/* a source's first 16 bytes, at most */
 
 struct bench_trial {
 	pthread_barrier_t start;
@@ -97,6 +98,25 @@ static void bench_wake(int sig)
 }
 
 /*
+ * Wait up to NS nanoseconds for a thread to end; true if it did. The
+ * deadline is on the monotonic clock: one on the wall clock lies an hour
+ * away after the clock is stepped back an hour.
+ */
+static bool bench_join_within(pthread_t tid, long ns)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += ns / 1000000000L;
+	deadline.tv_nsec += ns % 1000000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	return pthread_clockjoin_np(tid, NULL, CLOCK_MONOTONIC, &deadline) != ETIMEDOUT;
+}
+
+/*
  * Join a worker that may sit in a blocking read (a slow /dev/hwrng): signal
  * it until it returns, so every trial ends on time. The handler is installed
  * without SA_RESTART, so the read fails with EINTR or returns what it has.
@@ -104,7 +124,6 @@ static void bench_wake(int sig)
 static void bench_join(pthread_t tid)
 {
 	static bool installed;
-	struct timespec deadline;
 
 	if (!installed) {
 		struct sigaction sa = { .sa_handler = bench_wake };
@@ -113,17 +132,8 @@ static void bench_join(pthread_t tid)
 		sigaction(BENCH_WAKE_SIGNAL, &sa, NULL);
 		installed = true;
 	}
-	for (;;) {
-		clock_gettime(CLOCK_REALTIME, &deadline);
-		deadline.tv_nsec += BENCH_WAKE_PERIOD_NS;
-		if (deadline.tv_nsec >= 1000000000L) {
-			deadline.tv_sec++;
-			deadline.tv_nsec -= 1000000000L;
-		}
-		if (pthread_timedjoin_np(tid, NULL, &deadline) != ETIMEDOUT)
-			return;
+	while (!bench_join_within(tid, BENCH_WAKE_PERIOD_NS))
 		pthread_kill(tid, BENCH_WAKE_SIGNAL);
-	}
 }
 
 /* One trial; 0 or the errno of the first thread that failed. */
@@ -200,21 +210,45 @@ static bool bench_errno_absent(int err)
 	return err == ENOENT || err == ENODEV || err == ENXIO || err == ENOTSUP;
 }
 
+/* One read from the source, in a thread of its own (bench_probe). */
+static void *bench_probe_read(void *arg)
+{
+	struct bench_thread *t = arg;
+	ssize_t n = t->src->fill(t);
+
+	t->err = n < 0 ? (int)-n : 0;
+	return NULL;
+}
+
 enum bench_status bench_probe(const struct bench_source *src, char *why, size_t whylen)
 {
 	struct bench_thread t;
+	pthread_t tid;
+	bool answered = true;
 	int err = bench_thread_open(&t, src, BENCH_NONCE_SIZE);
-	ssize_t n = 0;
 
 	if (!err) {
-		n = src->fill(&t);
-		if (n < 0)
-			err = (int)-n;
+		/*
+		 * A device may block for ever (a /dev/hwrng whose backend never
+		 * answers): read in a thread, and give up on it after
+		 * BENCH_PROBE_SECONDS rather than hang the whole bench.
+		 */
+		t.err = 0;
+		err = pthread_create(&tid, NULL, bench_probe_read, &t);
+		if (!err) {
+			answered = bench_join_within(tid, BENCH_PROBE_SECONDS * 1000000000L);
+			if (!answered)
+				bench_join(tid);
+			err = answered ? t.err : ETIMEDOUT;
+		}
 		bench_thread_close(&t);
 	}
 	if (!err)
 		return BENCH_OK;
-	snprintf(why, whylen, "%s", err == ENOTSUP ? "not supported by this CPU" : strerror(err));
+	if (!answered)
+		snprintf(why, whylen, "no byte in %d s", BENCH_PROBE_SECONDS);
+	else
+		snprintf(why, whylen, "%s", err == ENOTSUP ? "not supported by this CPU" : strerror(err));
 	return bench_errno_absent(err) ? BENCH_ABSENT : BENCH_ERROR;
 }
 

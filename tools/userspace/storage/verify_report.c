@@ -386,6 +386,13 @@ static void verify_scope(const struct verify_run *run, char *buf, size_t size)
 			 run->end - run->manifest->device_offset - 1);
 }
 
+/* The stream position of the range's first byte, whatever this run resumed from. */
+static struct guac_spos verify_range_stream(const struct verify_run *run)
+{
+	return run->nseg ? run->seg[0].stream :
+	       guac_spos_add(guac_spos_of(run->offset), run->skip);
+}
+
 void verify_report_text(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
@@ -420,12 +427,14 @@ void verify_report_text(const struct verify_run *run)
 
 		guac_fmt_rate(speed, sizeof(speed), secs > 0 ? run->checked / secs : 0.0);
 		guac_fmt_bytes(all, sizeof(all), (double)covered);
+		/* The bytes that match start where the range does, not where this run did. */
 		printf("OK: %" PRIu64 " bytes (%s) match the stream at offset %s, origin %" PRIu64
-		       "%s", covered, all, guac_spos_str(soff, sizeof(soff), run->first_stream),
+		       "%s", covered, all, guac_spos_str(soff, sizeof(soff), verify_range_stream(run)),
 		       run->origin, scope);
 		if (covered != run->checked)
-			printf("; %" PRIu64 " of them checked by the run resumed", covered -
-			       run->checked);
+			printf("; %" PRIu64 " of them checked by the run resumed, the rest by this "
+			       "run from offset %s", covered - run->checked,
+			       guac_spos_str(soff, sizeof(soff), run->first_stream));
 		printf("; %.3f s, %s, %.2f GB per CPU-second\n", secs, speed,
 		       cpu > 0 ? run->checked / cpu / 1e9 : 0.0);
 	}

@@ -166,9 +166,17 @@ loops="$loop"
 "$GUAC" write --origin 0 --length 9M "$loop" >"$tmp/o" 2>"$tmp/e"
 check "a block device: 9 MiB on 8 MiB is refused with both sizes" \
 	"[ \$? -eq 2 ] && grep -q '9437184 is past the end of .* (8388608 bytes)' '$tmp/e'"
-"$GUAC" write --origin 0 --shard 0/16385 "$loop" >"$tmp/o" 2>"$tmp/e"
-check "a block device of 16384 sectors: --shard 0/16385 is refused naming both, nothing written" \
-	"[ \$? -eq 2 ] && grep -q '16385 shards .* 8388608 bytes are only 16384 sectors' '$tmp/e' && cmp -s -n 8388608 '$loop' /dev/zero"
+"$GUAC" write --origin 0 --length 1M --shard 0/2049 "$loop" >"$tmp/o" 2>"$tmp/e"
+check "a block device, 1 MiB of it (2048 sectors): --shard 0/2049 is refused naming both, nothing written" \
+	"[ \$? -eq 2 ] && grep -q '2049 shards .* 1048576 bytes are only 2048 sectors' '$tmp/e' && cmp -s -n 8388608 '$loop' /dev/zero"
+# Shards that could be written but never merged (issue 35, F11): N above 4096,
+# or N x --jobs above the 4096 ranges a merged manifest holds.
+"$GUAC" write --origin 0 --shard 0/4097 -m "$tmp/s.json" "$loop" >"$tmp/o" 2>"$tmp/e"
+check "--shard 0/4097: refused, at most 4096 (what a merge holds), nothing written" \
+	"[ \$? -eq 2 ] && grep -q \"invalid shard count '4097': at most 4096\" '$tmp/e' && [ ! -e '$tmp/s.json' ] && cmp -s -n 8388608 '$loop' /dev/zero"
+"$GUAC" write --origin 0 --shard 0/2048 --jobs 3 -m "$tmp/s.json" "$loop" >"$tmp/o" 2>"$tmp/e"
+check "--shard 0/2048 --jobs 3: refused, 6144 ranges would not merge, advice that can be followed (2 jobs)" \
+	"[ \$? -eq 2 ] && grep -q '2048 shards of 3 jobs each would make 6144 ranges.*use at most 2 jobs per shard' '$tmp/e' && [ ! -e '$tmp/s.json' ]"
 
 # Regressions of fuzz findings, through the tool as users run it.
 "$GUAC" gen --length 1M 2>/dev/null | "$GUAC" verify --length 0xffffffffffffffff --shard 1/2 - >"$tmp/o" 2>"$tmp/e"

@@ -226,9 +226,12 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 			return GUAC_EXIT_FAIL;
 		}
 		seen[part.shard_index] = 1;
+		_Static_assert(GUAC_SHARD_MAX <= GUAC_MANIFEST_MAX_RANGES,
+			       "every shard count guac write takes merges");
 		if (whole.nranges + part.nranges > GUAC_MANIFEST_MAX_RANGES) {
-			guac_err("more than %d ranges in all: use fewer --jobs per shard",
-				 GUAC_MANIFEST_MAX_RANGES);
+			guac_err("more than %d ranges in all (one per job of each part): the "
+				 "parts were written with more --jobs than guac write allows "
+				 "for %u shards", GUAC_MANIFEST_MAX_RANGES, part.shard_count);
 			return GUAC_EXIT_FAIL;
 		}
 		memcpy(&whole.range[whole.nranges], part.range, part.nranges * sizeof(part.range[0]));

@@ -88,6 +88,7 @@ static void write_usage(FILE *f)
 		"                       file system reports free (thin-provisioned, compressing\n"
 		"                       or deduplicating file systems)\n"
 		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
+		"                       (N and N x --jobs at most 4096, what a merge holds)\n"
 		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
 		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
 		"      --host NAME      the host the manifest records (default: GUAC_HOST, else\n"
@@ -763,6 +764,14 @@ int guac_cmd_write(int argc, char **argv)
 		return ret;
 	if (!guac_shard_parse(&shard, a.shard_arg, a.shards_arg))
 		return GUAC_EXIT_ERROR;
+	/* Each job writes a range of its own: the merged manifest holds them all. */
+	if (shard.count > 1 && shard.count * a.jobs > GUAC_MANIFEST_MAX_RANGES) {
+		guac_err("%u shards of %" PRIu64 " jobs each would make %" PRIu64 " ranges, and "
+			 "guac manifest merge holds at most %d: use at most %u jobs per shard",
+			 shard.count, a.jobs, shard.count * a.jobs, GUAC_MANIFEST_MAX_RANGES,
+			 GUAC_MANIFEST_MAX_RANGES / shard.count);
+		return GUAC_EXIT_ERROR;
+	}
 	if (a.resume && !a.manifest) {
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;

@@ -14,7 +14,8 @@ static bool guac_shard_number(const char *what, const char *s, unsigned int *out
 	if (!guac_parse_u64(what, s, &v))
 		return false;
 	if (v > GUAC_SHARD_MAX) {
-		guac_err("invalid %s '%s': at most %u", what, s, GUAC_SHARD_MAX);
+		guac_err("invalid %s '%s': at most %u (the parts of a fill merge into one "
+			 "manifest)", what, s, GUAC_SHARD_MAX);
 		return false;
 	}
 	*out = (unsigned int)v;

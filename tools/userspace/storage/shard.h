@@ -10,7 +10,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GUAC_SHARD_MAX 65536
+/*
+ * The parts of a fill merge into one manifest (guac manifest merge), which
+ * holds at most GUAC_MANIFEST_MAX_RANGES ranges, one per job of each part:
+ * more shards than that could be written but never merged.
+ */
+#define GUAC_SHARD_MAX 4096
 
 struct guac_shard {
 	unsigned int index, count;	/* count 1: the whole range */

@@ -5,11 +5,17 @@
 # a manifest (a path with a newline) cannot forge rows of the table (F9);
 # two manifests of one disk are DUPLICATE whether their hosts are written as
 # the short name or the FQDN, as --expect matches hosts (F4); --whole wants
-# fills that cover the whole target (F10).
+# fills that cover the whole target (F10); a fill that a later fill of the
+# same disk wrote over is SUPERSEDED, never OK (F3).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
+loop=
+tap_cleanup() {
+	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null
+}
+trap 'exit 130' INT TERM
 
 tap_begin
 d=$tmp/m
@@ -93,5 +99,46 @@ check "... a sharded fill's shards together cover the disk: both OK" \
 "$GUAC" report --whole --json "$d/big.json" >"$tmp/json" 2>&1
 check "... the JSON says PARTIAL, not ok" \
 	"python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[\"disks\"][0]; sys.exit(r[\"state\"] != \"PARTIAL\" or r[\"ok\"])' '$tmp/json' 2>/dev/null"
+
+# F3: a disk (a loop device: the report re-reads its identity and finds it
+# unchanged) filled whole and checked, then its second half filled again
+# and checked. The first record speaks for bytes the disk no longer holds.
+truncate -s 4M "$tmp/f3.img"
+loop=$(losetup -f --show "$tmp/f3.img")
+"$GUAC" write -m "$d/f3-whole.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/f3-whole.json" >/dev/null 2>&1
+sleep 1	# the manifests' times are in seconds: the second fill starts a second later
+"$GUAC" write --seek 2M --length 2M --force -m "$d/f3-half.json" "$loop" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/f3-half.json" >/dev/null 2>&1
+"$GUAC" report "$d/f3-whole.json" "$d/f3-half.json" >"$tmp/out" 2>&1
+rc=$?
+check "F3: a disk filled whole, then half of it again: exit 1, the first fill SUPERSEDED, the second OK" \
+	"[ $rc -eq 1 ] && grep -qx '2 disks: 1 OK, 1 SUPERSEDED' '$tmp/out'"
+check "... the reason names the later fill, both start times and the first byte written over" \
+	"grep -q \"SUPERSEDED: '$d/f3-half.json', a fill started later (.*, this one .*), wrote over this one from device byte 2097152 on: .*(its own state OK)\" '$tmp/out'"
+"$GUAC" report --whole "$d/f3-half.json" "$d/f3-whole.json" >"$tmp/out" 2>&1
+check "... --whole: the later fill covers half the disk (PARTIAL), the earlier does not count" \
+	"[ \$? -eq 1 ] && grep -qx '2 disks: 1 SUPERSEDED, 1 PARTIAL' '$tmp/out'"
+# The same in one second: which of them the disk holds cannot be told.
+"$GUAC" write --length 2M --force -m "$d/f3-a.json" "$loop" >/dev/null 2>&1
+"$GUAC" write --seek 1M --length 2M --force -m "$d/f3-b.json" "$loop" >/dev/null 2>&1
+"$GUAC" verify -m "$d/f3-a.json" >/dev/null 2>&1
+"$GUAC" verify -m "$d/f3-b.json" >/dev/null 2>&1
+"$GUAC" report "$d/f3-a.json" "$d/f3-b.json" >"$tmp/out" 2>&1
+rc=$?
+a=$(grep -o '"started": "[^"]*"' "$d/f3-a.json") b=$(grep -o '"started": "[^"]*"' "$d/f3-b.json")
+if [ "$a" = "$b" ]; then
+	check "... two overlapping fills started in the same second: both SUPERSEDED, exit 1" \
+		"[ $rc -eq 1 ] && grep -qx '2 disks: 2 SUPERSEDED' '$tmp/out' && grep -q 'started in the same second' '$tmp/out'"
+else
+	check "... two overlapping fills a second apart: the earlier SUPERSEDED, exit 1" \
+		"[ $rc -eq 1 ] && grep -qx '2 disks: 1 OK, 1 SUPERSEDED' '$tmp/out'"
+fi
+# No false alarm: the two halves of a disk filled apart (no byte in common).
+"$GUAC" write --length 2M --force -m "$d/f3-lo.json" "$loop" >/dev/null 2>&1
+"$GUAC" write --seek 2M --length 2M --force -m "$d/f3-hi.json" "$loop" >/dev/null 2>&1
+"$GUAC" verify -m "$d/f3-lo.json" >/dev/null 2>&1 && "$GUAC" verify -m "$d/f3-hi.json" >/dev/null 2>&1
+"$GUAC" report "$d/f3-lo.json" "$d/f3-hi.json" >"$tmp/out" 2>&1
+check "... the two halves of a disk filled apart share no byte: both OK, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
 
 tap_end

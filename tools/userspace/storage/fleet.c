@@ -88,6 +88,7 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	d->written = guac_manifest_done(&m);
 	snprintf(d->run, sizeof(d->run), "%s", m.run);
 	snprintf(d->when, sizeof(d->when), "%s", m.finished[0] ? m.finished : m.started);
+	snprintf(d->started, sizeof(d->started), "%s", m.started);
 	if (f->run && strcmp(m.run, f->run)) {
 		/* Last week's manifest speaks for last week: this run has none of the disk. */
 		d->other_run = true;
@@ -472,14 +473,103 @@ static bool fleet_same_identity(const struct guac_fleet *f, const struct guac_fl
 	       fleet_host_eq(f, a->host, b->host);
 }
 
+/* A row that describes a fill: not a manifest that did not load, nor a missing disk. */
+static bool fleet_same_disk_state(const struct guac_fleet_disk *d)
+{
+	return strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
+}
+
 /* Two rows of one disk, each from a manifest of the run reported. */
 static bool fleet_same_disk(const struct guac_fleet *f, const struct guac_fleet_disk *a,
 			    const struct guac_fleet_disk *b)
 {
-	if (!strcmp(a->state, "INVALID") || !strcmp(a->state, "MISSING") ||
-	    !strcmp(b->state, "INVALID") || !strcmp(b->state, "MISSING"))
-		return false;
-	return fleet_same_identity(f, a, b);
+	return fleet_same_disk_state(a) && fleet_same_disk_state(b) &&
+	       fleet_same_identity(f, a, b);
+}
+
+/*
+ * Rows @a and @b describe one target (the same host, as --expect matches
+ * hosts, and identity), wherever on it their fills lie.
+ */
+static bool fleet_same_target(const struct guac_fleet *f, const struct guac_fleet_disk *a,
+			      const struct guac_fleet_disk *b)
+{
+	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
+
+	return a->is_file == b->is_file &&
+	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
+			!strcmp(a->target, b->target)) &&
+	       fleet_host_eq(f, a->host, b->host);
+}
+
+/* The first device byte that rows @a and @b both filled; false if none. */
+static bool fleet_overlap(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b,
+			  uint64_t *at)
+{
+	bool found = false;
+	unsigned int i, j;
+
+	*at = 0;
+	for (i = 0; i < a->nparts; i++) {
+		const struct guac_fleet_part *p = &a->part[i];
+
+		for (j = 0; j < b->nparts; j++) {
+			const struct guac_fleet_part *q = &b->part[j];
+			uint64_t lo = p->device_offset > q->device_offset ? p->device_offset :
+					q->device_offset;
+
+			if (p->device_offset + p->length <= q->device_offset ||
+			    q->device_offset + q->length <= p->device_offset || (found && lo >= *at))
+				continue;
+			*at = lo;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * Two fills of one target whose places overlap (F3: a disk filled whole and
+ * checked, half of it filled again later): the later fill holds the bytes
+ * they share, so the earlier one's record speaks for bytes the target no
+ * longer holds. The earlier is SUPERSEDED, never OK, whatever its own
+ * state; two that started in the same second cannot be ordered, and both
+ * are. Two manifests of one fill at one place are DUPLICATE instead.
+ */
+static void fleet_supersede(struct guac_fleet *f)
+{
+	unsigned int i, j;
+	uint64_t at;
+
+	for (i = 0; i < f->n; i++) {
+		struct guac_fleet_disk *a = &f->disk[i];
+
+		for (j = 0; j < f->n; j++) {
+			const struct guac_fleet_disk *b = &f->disk[j];
+			int order;
+
+			if (j == i || !fleet_same_disk_state(a) || !fleet_same_disk_state(b) ||
+			    !fleet_same_target(f, a, b) || fleet_same_identity(f, a, b) ||
+			    !fleet_overlap(a, b, &at))
+				continue;
+			order = strcmp(a->started, b->started);
+			if (order > 0)
+				continue;
+			if (order)
+				snprintf(a->reason, sizeof(a->reason), "'%.500s', a fill started later "
+					 "(%.31s, this one %.31s), wrote over this one from device byte %"
+					 PRIu64 " on: this record no longer speaks for the target "
+					 "(its own state %.15s)", b->source, b->started, a->started, at,
+					 a->state);
+			else
+				snprintf(a->reason, sizeof(a->reason), "'%.500s' and this fill overlap "
+					 "from device byte %" PRIu64 " on and started in the same "
+					 "second (%.31s): which of them the target holds cannot be told "
+					 "(its own state %.15s)", b->source, at, a->started, a->state);
+			a->state = "SUPERSEDED";
+			break;
+		}
+	}
 }
 
 /*
@@ -683,6 +773,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		return false;
 	if (f->n)	/* no disk, no array: qsort(NULL, 0, ...) is undefined */
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
+	fleet_supersede(f);
 	if (f->whole && !fleet_whole(f))
 		return false;
 	/*
@@ -717,8 +808,8 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 
 /* Every state, best first: the summary's order. */
 static const char *const fleet_states[] = {
-	"OK", "MISMATCH", "UNREADABLE", "CHANGED", "GONE", "FAILED", "INTERRUPTED", "UNFINISHED",
-	"UNVERIFIED", "PARTIAL",
+	"OK", "MISMATCH", "UNREADABLE", "CHANGED", "GONE", "SUPERSEDED", "FAILED", "INTERRUPTED",
+	"UNFINISHED", "UNVERIFIED", "PARTIAL",
 	"DUPLICATE", "INVALID", "MISSING",
 };
 #define FLEET_NSTATES (sizeof(fleet_states) / sizeof(fleet_states[0]))

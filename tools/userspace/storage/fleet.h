@@ -44,6 +44,7 @@ struct guac_fleet_disk {
 	unsigned int duplicate_of;	/* 1 + the index of an earlier row of the same disk */
 	char run[128];			/* the manifest's run (version 6); empty: none */
 	char when[32];			/* its finish (or start, while running), UTC */
+	char started[32];		/* the fill's start, UTC: which of two came last */
 	bool other_run;			/* a manifest of another run than --run: MISSING */
 };
 

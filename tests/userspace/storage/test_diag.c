@@ -253,6 +253,11 @@ static void test_misdirected_far(void **state)
 	assert_int_equal(search.range_bytes, DEV_SIZE);
 }
 
+/* The pass written by four jobs, 2 MiB each. */
+static const struct guac_diag_part four_writers[] = {
+	{ 0, 2u << 20 }, { 2u << 20, 2u << 20 }, { 4u << 20, 2u << 20 }, { 6u << 20, 2u << 20 },
+};
+
 /* Data of device offset X + 2^22 read at X (12 KiB): a wrap at a 4 MiB capacity. */
 static void test_wrapped(void **state)
 {
@@ -269,11 +274,30 @@ static void test_wrapped(void **state)
 	assert_int_equal(r.capacity, 4 << 20);
 	assert_int_equal(r.found_device_offset, 3 * SECTOR + (4u << 20));
 
-	/* And the data of X read at X + 2^21 (the other direction). */
+	/*
+	 * And the data of X read at X + 2^21 (the other direction): with one
+	 * writer in address order, X + 2^21 was written after X, so no wrap
+	 * lets X's data be the last at that place (a wrap would need a
+	 * capacity of the whole rest of the pass, which does not divide the
+	 * distance): a misdirection (issue 36, U3: a copy at a multiple of
+	 * 1 MiB was WRAPPED "at 8 MiB" on a 512 MiB disk).
+	 */
 	test_pass_sector(buf, 7);
+	r = test_one(&cfg, 7 + (2u << 20) / SECTOR, buf, NULL);
+	assert_int_equal(r.cls, GUAC_DIAG_MISDIRECTED);
+	assert_int_equal(r.distance, -(2 << 20));
+
+	/*
+	 * Four writers of 2 MiB each (guac write --jobs 4), X in the first: a
+	 * later writer's alias may have come first, and a 2 MiB capacity
+	 * explains it.
+	 */
+	cfg.parts = four_writers;
+	cfg.nparts = 4;
 	r = test_one(&cfg, 7 + (2u << 20) / SECTOR, buf, NULL);
 	assert_int_equal(r.cls, GUAC_DIAG_WRAPPED);
 	assert_int_equal(r.distance, -(2 << 20));
+	assert_int_equal(r.capacity, 2 << 20);
 	assert_int_equal(r.capacity_max, 2 << 20);
 
 	/* Below the wrap threshold, the same copy is a misdirection. */

@@ -298,4 +298,20 @@ for fmt in text json; do
 done
 rm -f "$tmp/huge"
 
+# Issue 36, U3: a 4 KiB copy 16 MiB away (a power of two) on a 64 MiB file
+# filled by one writer, everything else verifying fine. No wrap explains it:
+# a wrap at 16 MiB would leave the copied place's data overwritten by its
+# alias 16 MiB on, which the writer wrote after it. MISDIRECTED, never
+# "the real capacity looks like 16 MiB: a fake-capacity device".
+u=$tmp/u3.img
+"$GUAC" write --origin 4242 -n 64M -m "$tmp/u3.json" "$u" >/dev/null 2>&1
+dd if="$u" of="$u" bs=4096 skip=2048 seek=6144 count=1 conv=notrunc status=none
+"$GUAC" verify -m "$tmp/u3.json" >"$tmp/u3.txt" 2>&1
+rc=$?
+check "U3: a 4 KiB copy 16 MiB away: exit 1, 8 bad sectors, all MISDIRECTED from byte 8388608, none WRAPPED" \
+	"[ $rc -eq 1 ] && grep -q '^classes: 8 OTHER (all 8 searched: 8 MISDIRECTED)' '$tmp/u3.txt' &&
+	 grep -q 'sector 49152 (byte 25165824): MISDIRECTED: holds stream offset 8388608, meant for LBA 16384' '$tmp/u3.txt' &&
+	 ! grep -q 'WRAPPED\|fake-capacity' '$tmp/u3.txt'"
+rm -f "$u"
+
 tap_end

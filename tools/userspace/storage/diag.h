@@ -61,6 +61,12 @@ struct guac_diag_pass {
 	uint64_t length;
 };
 
+/* One writer's part of a pass: written in address order by one job. */
+struct guac_diag_part {
+	uint64_t device_offset;
+	uint64_t length;
+};
+
 enum guac_diag_class {
 	GUAC_DIAG_OK,		/* the sector matches after all (nothing to say) */
 	GUAC_DIAG_ALL_ZERO,	/* every byte 0x00 */
@@ -199,6 +205,15 @@ struct guac_diag_config {
 	double max_seconds;		/* <= 0: no time bound */
 	unsigned int jobs;		/* sweep threads (default 1, at most 64) */
 	uint64_t wrap_min;		/* WRAPPED needs a capacity at least this */
+	/*
+	 * The pass's writers' parts (guac write --jobs: the manifest's ranges).
+	 * A place wrapping onto another holds the last write to the two, so
+	 * the place whose data is read had no alias written after it in its
+	 * part: the capacity is at least the rest of that part. NULL: one
+	 * writer, the whole pass in address order.
+	 */
+	const struct guac_diag_part *parts;
+	size_t nparts;
 	/*
 	 * The origin search: origins within @origin_radius of the pass's and of
 	 * each history pass's (0: none), and the ranges the user named. It

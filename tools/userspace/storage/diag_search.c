@@ -294,13 +294,25 @@ static uint64_t diag_pow2_ceil(uint64_t v)
 	return p;
 }
 
+/* Where the writer of device byte @dev stopped: the end of its part. */
+static uint64_t diag_part_end(const struct guac_diag_config *cfg, uint64_t dev)
+{
+	size_t k;
+
+	for (k = 0; k < cfg->nparts; k++)
+		if (dev >= cfg->parts[k].device_offset &&
+		    dev - cfg->parts[k].device_offset < cfg->parts[k].length)
+			return cfg->parts[k].device_offset + cfg->parts[k].length;
+	return cfg->pass.device_offset + cfg->pass.length;
+}
+
 /* Record that bad sector @i holds device sector @lba's data; call under @st->lock. */
 static void diag_found(struct diag_search_state *st, size_t i, uint64_t lba)
 {
 	const struct guac_diag_config *cfg = st->cfg;
 	struct guac_diag_result *r = &st->results[i];
 	uint64_t found_dev = lba * cfg->sector, dist, low_bit;
-	uint64_t pass_end = cfg->pass.device_offset + cfg->pass.length;
+	uint64_t part_end = diag_part_end(cfg, found_dev);
 
 	r->found_stream_offset = diag_lba_stream(st, lba);
 	r->found_device_offset = found_dev;
@@ -309,20 +321,26 @@ static void diag_found(struct diag_search_state *st, size_t i, uint64_t lba)
 	dist = r->distance < 0 ? -(uint64_t)r->distance : (uint64_t)r->distance;
 	low_bit = dist & -dist;
 	r->search_complete = true;
+	/*
+	 * Both places alias one physical place if the real capacity is a power
+	 * of two dividing the distance (at most low_bit); and the data read is
+	 * that of the last write to it, so no later write of its writer's part
+	 * aliases it: capacity >= part_end - found_dev. The smallest capacity
+	 * meeting both is the likeliest. When none meets both, no wrap explains
+	 * the copy (a 4 KiB copy 200 MiB away on a 512 MiB disk is not an 8 MiB
+	 * device): it is MISDIRECTED.
+	 */
 	if (low_bit >= cfg->wrap_min) {
-		/*
-		 * Both places alias one physical place if the real capacity is a
-		 * power of two dividing the distance; and the data read is that of
-		 * the last write to it, so no later write of the pass aliases it:
-		 * capacity >= pass_end - found_dev. The smallest capacity meeting
-		 * both is the likeliest; low_bit is the largest possible.
-		 */
-		uint64_t need = pass_end > found_dev ? pass_end - found_dev : 0;
+		uint64_t need = part_end > found_dev ? part_end - found_dev : 0;
 		uint64_t cap = diag_pow2_ceil(need > cfg->wrap_min ? need : cfg->wrap_min);
 
-		r->cls = GUAC_DIAG_WRAPPED;
-		r->capacity_max = low_bit;
-		r->capacity = cap <= low_bit ? cap : low_bit;
+		if (cap <= low_bit) {
+			r->cls = GUAC_DIAG_WRAPPED;
+			r->capacity_max = low_bit;
+			r->capacity = cap;
+		} else {
+			r->cls = GUAC_DIAG_MISDIRECTED;
+		}
 	} else {
 		r->cls = GUAC_DIAG_MISDIRECTED;
 	}

@@ -88,6 +88,12 @@ void verify_diag_setup(struct verify_run *run)
 		}
 		run->diag_cfg.history = run->diag_history;
 		run->diag_cfg.nhistory = i;
+		/* Each range of the manifest is one writer's, written in address order. */
+		for (i = 0; i < run->manifest->nranges; i++)
+			run->diag_parts[i] = (struct guac_diag_part){
+				run->manifest->range[i].device_offset, run->manifest->range[i].length };
+		run->diag_cfg.parts = run->diag_parts;
+		run->diag_cfg.nparts = run->manifest->nranges;
 	}
 	/* --origins: single origins are checked like the history, with the pass's mapping. */
 	i = run->diag_cfg.nhistory;

@@ -131,6 +131,7 @@ struct verify_run {
 	bool classify;			/* the sector size allows it */
 	struct guac_diag_config diag_cfg;
 	struct guac_diag_pass diag_history[VERIFY_HISTORY + VERIFY_NAMED_ORIGINS];
+	struct guac_diag_part diag_parts[GUAC_MANIFEST_MAX_RANGES];	/* the writers' */
 	struct verify_classes classes;	/* all jobs' */
 	uint64_t other_searched;	/* OTHER sectors the search was given */
 	uint64_t searched[GUAC_DIAG_CLASS_COUNT];	/* what it made of them */

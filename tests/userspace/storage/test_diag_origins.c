@@ -92,6 +92,10 @@ static void test_near_pass_origin(void **state)
 	guac_diag_describe(&r, SECTOR, line, sizeof(line));
 	assert_non_null(strstr(line, "origin 99999"));
 	assert_non_null(strstr(line, "not in the manifest's history"));
+	/* Issue 36, U4: a pass the history does not name may be a later one. */
+	assert_null(strstr(line, "earlier run"));
+	assert_non_null(strstr(line, "if that pass came before this fill, this fill's write was "
+				     "lost; if after, it wrote here since"));
 
 	/* The far end of the radius, on both sides; one past it is unknown. */
 	pass_sector(buf, PASS_ORIGIN + GUAC_DIAG_DEFAULT_ORIGIN_RADIUS - 1, 14);

@@ -306,17 +306,23 @@ const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int se
 				 "pass with origin %llu (stream offset %llu): the latest write was "
 				 "lost", (unsigned long long)r->found_origin,
 				 (unsigned long long)r->found_stream_offset);
+		/*
+		 * A pass the history does not name may have come before this
+		 * fill or after it (another manifest's): say both, not "earlier".
+		 */
 		else if (r->origin_source == GUAC_DIAG_ORIGIN_NEAR)
 			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from a pass with "
 				 "origin %llu (stream offset %llu), not in the manifest's history: "
-				 "found by the origin search near origin %llu: an earlier run's data, "
-				 "the latest write was lost", (unsigned long long)r->found_origin,
+				 "found by the origin search near origin %llu: if that pass came "
+				 "before this fill, this fill's write was lost; if after, it wrote "
+				 "here since", (unsigned long long)r->found_origin,
 				 (unsigned long long)r->found_stream_offset,
 				 (unsigned long long)r->near_origin);
 		else
 			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the pass "
 				 "with origin %llu named by --origins (stream offset %llu), not in the "
-				 "manifest's history: the latest write was lost",
+				 "manifest's history: if that pass came before this fill, this fill's "
+				 "write was lost; if after, it wrote here since",
 				 (unsigned long long)r->found_origin,
 				 (unsigned long long)r->found_stream_offset);
 		break;

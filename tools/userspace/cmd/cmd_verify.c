@@ -365,6 +365,8 @@ int guac_cmd_verify(int argc, char **argv)
 	run.impl = guac_impl_best();
 	run.jobs = guac_nr_cpus();
 	pthread_mutex_init(&run.sample_lock, NULL);
+	run.first_last = UINT64_MAX;	/* no set is full yet */
+	run.other_last = UINT64_MAX;
 	ret = verify_parse(&run, argc, argv);
 	if (ret)
 		return ret;

@@ -150,31 +150,86 @@ void verify_diagnose(struct verify_run *run)
 }
 
 /*
- * Keep a whole bad sector for the diagnosis, while there is room: the first
- * VERIFY_DIAG_MAX of any class (their diagnosis lines), and OTHER ones until
- * VERIFY_DIAG_MAX of those are kept (the search's bound).
+ * The kept sector of one set (@other: the OTHER ones) furthest on the
+ * device; call under @run->sample_lock.
+ */
+static size_t verify_sample_last(const struct verify_run *run, bool other)
+{
+	size_t i, last = run->nsample;
+
+	for (i = 0; i < run->nsample; i++) {
+		const struct verify_sample *s = &run->sample[i];
+
+		if ((other ? s->in_other : s->in_first) &&
+		    (last == run->nsample || s->device_offset > run->sample[last].device_offset))
+			last = i;
+	}
+	return last;
+}
+
+/* Take sector @i out of one set; drop it when in neither. Under the lock. */
+static void verify_sample_drop(struct verify_run *run, size_t i, bool other)
+{
+	struct verify_sample *s = &run->sample[i];
+
+	if (other) {
+		s->in_other = false;
+		run->nother--;
+	} else {
+		s->in_first = false;
+		run->nfirst--;
+	}
+	if (s->in_first || s->in_other)
+		return;
+	free(s->data);
+	*s = run->sample[--run->nsample];
+}
+
+/* After a change under the lock: where each full set ends, for the fast path. */
+static void verify_sample_bounds(struct verify_run *run)
+{
+	size_t f = verify_sample_last(run, false), o = verify_sample_last(run, true);
+
+	atomic_store(&run->first_last, run->nfirst < VERIFY_DIAG_MAX ? UINT64_MAX :
+			 run->sample[f].device_offset);
+	atomic_store(&run->other_last, run->nother < VERIFY_DIAG_MAX ? UINT64_MAX :
+			 run->sample[o].device_offset);
+}
+
+/*
+ * Keep a whole bad sector for the diagnosis if it is one of the first
+ * VERIFY_DIAG_MAX bad sectors by position (their diagnosis lines), or of the
+ * first VERIFY_DIAG_MAX OTHER ones (the search's bound). The jobs find them
+ * in any order, so a sector further on gives way to one before it: the sets
+ * are the same in every run, whatever the jobs' timing (issue 36, U5).
  */
 static void verify_sample(struct verify_run *run, uint64_t dev, uint64_t stream_off,
 			  const uint8_t *data, bool other)
 {
+	bool first, in_other;
 	uint8_t *copy;
 
-	if (atomic_load(&run->first_full) && (!other || atomic_load(&run->other_full)))
+	if (dev > atomic_load(&run->first_last) &&
+	    (!other || dev > atomic_load(&run->other_last)))
 		return;
 	copy = malloc(run->sector);
 	if (!copy)
 		return;
 	memcpy(copy, data, run->sector);
 	pthread_mutex_lock(&run->sample_lock);
-	if (run->nfirst < VERIFY_DIAG_MAX || (other && run->nother < VERIFY_DIAG_MAX)) {
-		if (run->nfirst < VERIFY_DIAG_MAX)
-			run->nfirst++;
-		if (other)
-			run->nother++;
-		run->sample[run->nsample++] = (struct verify_sample){ dev, stream_off, copy, other };
+	first = dev < atomic_load(&run->first_last);
+	in_other = other && dev < atomic_load(&run->other_last);
+	if (first || in_other) {
+		if (first && run->nfirst == VERIFY_DIAG_MAX)
+			verify_sample_drop(run, verify_sample_last(run, false), false);
+		if (in_other && run->nother == VERIFY_DIAG_MAX)
+			verify_sample_drop(run, verify_sample_last(run, true), true);
+		run->sample[run->nsample++] = (struct verify_sample){ dev, stream_off, copy, other,
+								      first, in_other };
+		run->nfirst += first;
+		run->nother += in_other;
 		copy = NULL;
-		atomic_store(&run->first_full, run->nfirst >= VERIFY_DIAG_MAX);
-		atomic_store(&run->other_full, run->nother >= VERIFY_DIAG_MAX);
+		verify_sample_bounds(run);
 	}
 	pthread_mutex_unlock(&run->sample_lock);
 	free(copy);

@@ -495,7 +495,7 @@ void verify_report_text(const struct verify_run *run)
 		printf("DIAGNOSIS of the first %zu bad sector%s:\n", run->ndiag,
 		       run->ndiag == 1 ? "" : "s");
 	} else if (run->ndiag) {
-		printf("DIAGNOSIS of %zu bad sectors: the first %zu found, and %zu more of class "
+		printf("DIAGNOSIS of %zu bad sectors: the first %zu, and %zu more of class "
 		       "OTHER (the search takes the first %u OTHER ones):\n", run->ndiag, run->nfirst,
 		       run->ndiag - run->nfirst, VERIFY_DIAG_MAX);
 	}

@@ -40,6 +40,7 @@ struct verify_sample {
 	uint64_t device_offset, stream_offset;
 	uint8_t *data;
 	bool other;			/* the local checks left it to the search */
+	bool in_first, in_other;	/* kept as one of the first, of the first OTHER */
 };
 
 /*
@@ -139,7 +140,11 @@ struct verify_run {
 	pthread_mutex_t sample_lock;
 	struct verify_sample sample[2 * VERIFY_DIAG_MAX];
 	size_t nsample, nfirst, nother;	/* kept: all, the first ones, OTHER ones */
-	atomic_bool first_full, other_full;	/* no lock taken once both are */
+	/*
+	 * Once a set is full, the position of its last sector: a sector past
+	 * both takes no lock (UINT64_MAX while not full).
+	 */
+	_Atomic uint64_t first_last, other_last;
 	struct guac_diag_result diag[2 * VERIFY_DIAG_MAX];
 	size_t ndiag;
 	bool diag_ran;

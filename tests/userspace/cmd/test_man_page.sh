@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# guac(1) (docs/man/guac.1) against the guac it documents, so that it cannot
+# drift (issue 36, U11): each command's SYNOPSIS names every option of its
+# --help and no other, and every suite of guac bench; each command's section
+# is a subsection of COMMANDS (bench and doctor were rendered under
+# MANIFEST); the MANIFEST section names the version guac writes. check-deb
+# checks the option descriptions of the packaged page. TAP output.
+set -u
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
+man=$(cd "$(dirname "$0")/../../.." && pwd)/docs/man/guac.1
+
+tap_begin
+cmds=$("$GUAC" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p')
+for c in $cmds; do
+	"$GUAC" "$c" --help 2>&1 | grep -o '^ *\(-[a-zA-Z], \)\{0,1\}--[a-z][a-z-]*' | sed 's/.*--//' |
+		grep -vx 'help\|version' | sort -u >"$tmp/help-$c"
+	awk -v c="guac $c" '/^\.SY / { on = ($0 == ".SY \"" c "\"") } /^\.YS/ { on = 0 } on' "$man" |
+		grep -o '\\-\\-[a-z][a-z-]*' | sed 's/^\\-\\-//' | sort -u >"$tmp/syn-$c"
+	check "SYNOPSIS of guac $c: exactly the options of guac $c --help" \
+		'cmp -s "$tmp/help-$c" "$tmp/syn-$c" || { diff "$tmp/help-$c" "$tmp/syn-$c" | sed "s/^/# /"; false; }'
+done
+suites=$("$GUAC" bench --help | sed -n 's/^Usage: guac bench \[\([a-z|]*\)\].*/\1/p')
+check "SYNOPSIS of guac bench: every suite of its --help ($suites)" \
+	'[ -n "$suites" ] && grep -qF ".RB [ $(echo "$suites" | sed "s/|/ | /g") ]" "$man"'
+check "every command's section is a subsection of COMMANDS, none under another section" \
+	'awk -v want="$(echo $cmds | tr " " "\n" | sort | tr "\n" " ")" "
+		/^\.SH / { sec = \$0 }
+		/^\.SS \"guac / { if (sec != \".SH COMMANDS\") bad = 1; split(\$0, w, \"\\\"\"); n = split(w[2], p, \" \"); got[p[2]] = 1 }
+		END { k = split(want, c, \" \"); for (i = 1; i <= k; i++) if (!(c[i] in got)) bad = 1; exit bad }" "$man"'
+"$GUAC" write -n 64K -m "$tmp/m.json" "$tmp/f" >/dev/null 2>&1
+v=$(sed -n 's/^ *"version": \([0-9]*\),$/\1/p' "$tmp/m.json" | head -n 1)
+check "MANIFEST names the version guac writes ($v)" \
+	'[ -n "$v" ] && awk "/^\.SH MANIFEST/ { on = 1; next } /^\.SH / { on = 0 } on" "$man" | grep -q "^version $v, "'
+tap_end

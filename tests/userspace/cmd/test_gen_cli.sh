@@ -108,4 +108,18 @@ for cmd in gen write verify; do
 	fi
 done
 
+tap_tmpdir
+# Binary output to a terminal is refused unless --force (issue 36, U10), as
+# zstd does: script(1) gives guac gen a pseudo-terminal.
+if command -v script >/dev/null; then
+	script -qec "$GUAC gen --length 16; echo status=\$?" /dev/null >"$tmp/tty" 2>&1
+	check "gen to a terminal: refused, status 2, the message says how to redirect, no byte written" \
+		"grep -q 'refusing to write binary data to a terminal: redirect it' '$tmp/tty' && grep -q 'status=2' '$tmp/tty' &&
+		 [ \$(wc -c <'$tmp/tty') -lt 200 ]"
+	script -qec "$GUAC gen --length 16 --force >/dev/tty; echo status=\$?" /dev/null >"$tmp/tty" 2>&1
+	check "gen --force to a terminal: written, status 0" "grep -q 'status=0' '$tmp/tty' && ! grep -q refusing '$tmp/tty'"
+else
+	not_ok "script(1) is available (bsdutils)"
+fi
+
 tap_end

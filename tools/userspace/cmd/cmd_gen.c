@@ -17,7 +17,8 @@
 static void gen_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: guac gen [--offset BYTES] [--length BYTES] [--origin BLOCK] [--impl NAME]\n\n"
+		"Usage: guac gen [--offset BYTES] [--length BYTES] [--origin BLOCK] [--impl NAME]\n"
+		"                [--force]\n\n"
 		"Write the guacamole stream to standard output, starting at byte --offset of\n"
 		"the stream as seen from block --origin (the /dev/guac origin ioctl).\n\n"
 		"  -o, --offset BYTES  first byte (default 0)\n"
@@ -25,6 +26,8 @@ static void gen_usage(FILE *f)
 		"                      closes the pipe)\n"
 		"      --origin BLOCK  block index added to the position, mod 2^64 (default 0)\n"
 		"      --impl NAME     %s (default auto)\n"
+		"  -f, --force         write to a terminal too (refused by default: binary\n"
+		"                      data garbles it; redirect to a file or a pipe)\n"
 		"      --version       print the version\n"
 		"  -h, --help          show this help\n\n"
 		GUAC_NUMBERS_HELP
@@ -41,17 +44,18 @@ int guac_cmd_gen(int argc, char **argv)
 		{ "length", required_argument, NULL, 'n' },
 		{ "origin", required_argument, NULL, 'r' },
 		{ "impl", required_argument, NULL, 'i' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t offset = 0, length = 0, origin = 0;
 	struct guac_spos pos;
-	bool bounded = false;
+	bool bounded = false, force = false;
 	int impl = guac_impl_best();
 	u8 *buf;
 	int c, err = 0;
 
-	while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:n:fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!guac_parse_u64("offset", optarg, &offset))
@@ -69,6 +73,9 @@ int guac_cmd_gen(int argc, char **argv)
 		case 'i':
 			impl = guac_parse_impl(optarg);
 			break;
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			gen_usage(stdout);
 			return GUAC_EXIT_OK;
@@ -79,6 +86,12 @@ int guac_cmd_gen(int argc, char **argv)
 	}
 	if (optind != argc) {
 		guac_err("unexpected argument '%s'", argv[optind]);
+		return GUAC_EXIT_ERROR;
+	}
+	/* As zstd and gzip do: binary output to a terminal is a slip, not a wish. */
+	if (!force && isatty(STDOUT_FILENO)) {
+		guac_err("refusing to write binary data to a terminal: redirect it (guac gen ... "
+			 "> FILE, or | cmp - FILE), or --force");
 		return GUAC_EXIT_ERROR;
 	}
 

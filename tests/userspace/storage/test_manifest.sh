@@ -153,4 +153,19 @@ check "the merged manifest loads and verifies" "[ \$? -eq 0 ]"
 check "a missing manifest: exit 2" "[ \$? -eq 2 ] && grep -q 'cannot open manifest' '$tmp/e'"
 "$GUAC" manifest bogus >/dev/null 2>&1
 check "manifest with an unknown action: exit 2" "[ \$? -eq 2 ]"
+
+# The summary says what the check found, never "N verified" over bad
+# sectors (issue 36, U10).
+"$GUAC" write --origin 5 -n 1M -m "$tmp/u10.json" "$tmp/u10" >/dev/null 2>&1
+"$GUAC" manifest show "$tmp/u10.json" >"$tmp/show" 2>&1
+check "manifest show before a check: 'never checked'" "head -n 1 '$tmp/show' | grep -q 'bytes done, never checked;'"
+"$GUAC" verify -m "$tmp/u10.json" >/dev/null 2>&1
+"$GUAC" manifest show "$tmp/u10.json" >"$tmp/show" 2>&1
+check "... after a clean check: all matching" "head -n 1 '$tmp/show' | grep -q ', 1048576 checked (complete), all matching;'"
+dd if=/dev/zero of="$tmp/u10" bs=512 seek=100 count=8 conv=notrunc status=none
+"$GUAC" verify -m "$tmp/u10.json" >/dev/null 2>&1
+"$GUAC" manifest show "$tmp/u10.json" >"$tmp/show" 2>&1
+check "... after a check that found 8 bad sectors: it says so, and no 'verified'" \
+	"head -n 1 '$tmp/show' | grep -q ', 1048576 checked (complete), 8 bad and 0 unreadable 512-byte sectors found;' &&
+	 ! head -n 1 '$tmp/show' | grep -q verified"
 tap_end

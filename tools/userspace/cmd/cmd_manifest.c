@@ -42,7 +42,7 @@ static int manifest_show(const char *path)
 {
 	static struct guac_manifest m;
 	uint64_t done, verified = 0;
-	char human[32];
+	char human[32], check[192];
 	unsigned int i;
 
 	if (!guac_manifest_load(path, &m))
@@ -51,12 +51,25 @@ static int manifest_show(const char *path)
 	for (i = 0; i < m.nranges; i++)
 		verified += m.range[i].verified;
 	guac_fmt_bytes(human, sizeof(human), (double)m.length);
+	/*
+	 * "Verified" would read as "matched": say how many bytes the check
+	 * compared and what it found in them (issue 36, U10).
+	 */
+	if (!m.have_verify)
+		snprintf(check, sizeof(check), "never checked");
+	else if (m.verify_bad_sectors || m.verify_unreadable_sectors)
+		snprintf(check, sizeof(check), "%" PRIu64 " checked (%s), %" PRIu64 " bad and %"
+			 PRIu64 " unreadable %u-byte sectors found", verified, m.verify_status,
+			 m.verify_bad_sectors, m.verify_unreadable_sectors, m.sector_size);
+	else
+		snprintf(check, sizeof(check), "%" PRIu64 " checked (%s), all matching", verified,
+			 m.verify_status);
 	printf("# %s: %s fill of %" PRIu64 " bytes (%s) of '%s' at device byte %" PRIu64
 	       ", stream offset %" PRIu64 ", origin %" PRIu64 "; shard %u/%u, %" PRIu64
-	       " of %" PRIu64 " bytes done, %" PRIu64 " verified; %u earlier fill%s\n",
+	       " of %" PRIu64 " bytes done, %s; %u earlier fill%s\n",
 	       path, m.status, m.length, human, m.target_path, m.device_offset, m.stream_offset,
 	       m.origin, m.shard_index, m.shard_count, done, guac_manifest_ranges_length(&m),
-	       verified, m.nhistory, m.nhistory == 1 ? "" : "s");
+	       check, m.nhistory, m.nhistory == 1 ? "" : "s");
 	guac_manifest_print(stdout, &m);
 	return GUAC_EXIT_OK;
 }

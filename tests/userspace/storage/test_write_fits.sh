@@ -169,6 +169,12 @@ check "a block device: 9 MiB on 8 MiB is refused with both sizes" \
 "$GUAC" write --origin 0 --length 1M --shard 0/2049 "$loop" >"$tmp/o" 2>"$tmp/e"
 check "a block device, 1 MiB of it (2048 sectors): --shard 0/2049 is refused naming both, nothing written" \
 	"[ \$? -eq 2 ] && grep -q '2049 shards .* 1048576 bytes are only 2048 sectors' '$tmp/e' && cmp -s -n 8388608 '$loop' /dev/zero"
+# Unaligned on a disk: what to give, not --buffered (issue 36, U10: a disk
+# takes whole sectors in either mode).
+"$GUAC" write --origin 0 --seek 100 --length 1000000 -m "$tmp/u.json" "$loop" >"$tmp/o" 2>"$tmp/e"
+check "a block device, --seek 100 --length 1000000: refused with aligned values to give, no --buffered advice" \
+	"[ \$? -eq 2 ] && grep -q 'is written in whole 512-byte sectors: give --seek, --length and --bs in multiples of 512 (got 100, 1000000, .*for example --seek 0 --length 999936)' '$tmp/e' &&
+	 ! grep -q -- '--buffered' '$tmp/e' && [ ! -e '$tmp/u.json' ]"
 # Shards that could be written but never merged (issue 35, F11): N above 4096,
 # or N x --jobs above the 4096 ranges a merged manifest holds.
 "$GUAC" write --origin 0 --shard 0/4097 -m "$tmp/s.json" "$loop" >"$tmp/o" 2>"$tmp/e"

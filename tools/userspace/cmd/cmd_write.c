@@ -805,10 +805,23 @@ int guac_cmd_write(int argc, char **argv)
 	if (a.direct == GUAC_DIRECT_ON || (a.direct == GUAC_DIRECT_DEFAULT &&
 					   t.kind == GUAC_TARGET_BLOCK)) {
 		if (a.seek % t.sector || a.length % t.sector || a.bs % t.sector) {
-			guac_err("O_DIRECT on '%s' needs --seek, --length and --bs in whole %u-byte "
-				 "sectors (got %" PRIu64 ", %" PRIu64 ", %" PRIu64 "); use "
-				 "--buffered for unaligned writes", a.target, t.sector, a.seek,
-				 a.length, a.bs);
+			/*
+			 * A disk takes whole sectors whatever the mode (--buffered
+			 * would only read the partial ones back first): say what
+			 * to give, not how to get round it (issue 36, U10).
+			 */
+			if (t.kind == GUAC_TARGET_BLOCK)
+				guac_err("'%s' is written in whole %u-byte sectors: give --seek, "
+					 "--length and --bs in multiples of %u (got %" PRIu64 ", %"
+					 PRIu64 ", %" PRIu64 "; for example --seek %" PRIu64
+					 " --length %" PRIu64 ")", a.target, t.sector, t.sector,
+					 a.seek, a.length, a.bs, a.seek / t.sector * t.sector,
+					 a.length / t.sector * t.sector);
+			else
+				guac_err("--direct on '%s' needs --seek, --length and --bs in whole "
+					 "%u-byte sectors (got %" PRIu64 ", %" PRIu64 ", %" PRIu64
+					 "); without --direct a file takes any size", a.target,
+					 t.sector, a.seek, a.length, a.bs);
 			return GUAC_EXIT_ERROR;
 		}
 	}

@@ -181,7 +181,7 @@ check "R6: --resume of a complete check of a target changed since is not OK (exi
 # but its verify record is not trusted: --resume starts from the beginning.
 # to_v2 FILE: rewrite a manifest as version 2.
 to_v2() {
-	sed -i 's/"version": 6/"version": 2/; /^  "host": /d; /^  "run": /d; s/, "target_stamp": \("[^"]*"\|null\)//; s/, "identity": [^}]*}/}/
+	sed -i 's/"version": 7/"version": 2/; /^  "host": /d; /^  "run": /d; s/, "target_stamp": \("[^"]*"\|null\)//; s/, "identity": [^}]*}/}/
 		s/, "bad_ranges": [0-9]*, "classes": {[^}]*}, "bad": \[\]//' "$1"
 	reseal "$1"
 }

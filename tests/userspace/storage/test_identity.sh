@@ -89,7 +89,7 @@ check "a sharded fill without --origin is refused, saying why (exit $rc)" \
 # F5: a record without a stamp (target_stamp null) is no OK.
 "$GUAC" write --length 64K -m n.json n.img >/dev/null 2>&1 &&
 	"$GUAC" verify -m n.json >/dev/null 2>&1
-edit_report n.json 's/"version": 6/"version": 5/; /^  "run": /d; s/, "identity": [^}]*}/}/; s/"target_stamp": "[^"]*"/"target_stamp": null/'
+edit_report n.json 's/"version": 7/"version": 5/; /^  "run": /d; s/, "identity": [^}]*}/}/; s/"target_stamp": "[^"]*"/"target_stamp": null/'
 check "F5: a version 5 record with target_stamp null: not OK (exit $rc)" \
 	"[ $rc -ne 0 ] && grep -q 'UNVERIFIED' out && grep -q 'stamp' out"
 

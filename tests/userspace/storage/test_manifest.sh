@@ -15,7 +15,7 @@ tap_begin
 f=$tmp/f m=$tmp/m.json
 "$GUAC" write --length 2M --jobs 2 --origin 5 --offset 1M -m "$m" "$f" >/dev/null 2>&1
 check "write -m exits 0" "[ \$? -eq 0 ]"
-for key in '"format": "guacrng-manifest"' '"version": 6' '"run": null' '"tool": "guac"' '"stream_version": 1' \
+for key in '"format": "guacrng-manifest"' '"version": 7' '"run": null' '"tool": "guac"' '"stream_version": 1' \
 	'"origin": 5' '"stream_offset": 1048576' '"device_offset": 0' '"length": 2097152' \
 	'"block_size": 1048576' '"sector_size": 512' '"status": "complete"' '"history": []' \
 	'"type": "file"' '"shard": {"index": 0, "count": 1}' '"started": "20' '"finished": "20'; do
@@ -80,16 +80,16 @@ printf '%s' "$good" | head -c 300 >"$tmp/bad.json"
 bad "truncated" "truncated"
 : >"$tmp/bad.json"
 bad "empty" "truncated"
-printf '%s' "$good" | sed 's/"version": 6/"version": 7/' >"$tmp/bad.json"
-bad "version 7 (a newer guac's)" "manifest version 7 is not supported .this guac reads versions 2 to 6; a newer guac wrote it"
-printf '%s' "$good" | sed 's/, "identity": [^}]*}/}/; /^  "run": /d; s/"version": 6/"version": 5/' >"$tmp/bad.json"
+printf '%s' "$good" | sed 's/"version": 7/"version": 8/' >"$tmp/bad.json"
+bad "version 8 (a newer guac's)" "manifest version 8 is not supported .this guac reads versions 2 to 7; a newer guac wrote it"
+printf '%s' "$good" | sed 's/, "identity": [^}]*}/}/; /^  "run": /d; s/"version": 7/"version": 5/' >"$tmp/bad.json"
 reseal "$tmp/bad.json"
 "$GUAC" manifest show "$tmp/bad.json" >/dev/null 2>&1
 check "a version 5 manifest (no identity, no run) still loads" "[ \$? -eq 0 ]"
-printf '%s' "$good" | sed '/^  "run": /d; s/"version": 6/"version": 5/' >"$tmp/bad.json"
+printf '%s' "$good" | sed '/^  "run": /d; s/"version": 7/"version": 5/' >"$tmp/bad.json"
 reseal "$tmp/bad.json"
 bad "version 5 with an identity" "unknown field \"identity\" in \"target\" .version 5 has none"
-printf '%s' "$good" | sed 's/"version": 6/"version": 1/; /"checksum"/d; s/"verify": null,/"verify": null/' >"$tmp/bad.json"
+printf '%s' "$good" | sed 's/"version": 7/"version": 1/; /"checksum"/d; s/"verify": null,/"verify": null/' >"$tmp/bad.json"
 bad "version 1 (no checksum)" "manifest version 1 is no longer read: it has no checksum"
 # Consistent edits pass every structural check: only the checksum sees them.
 printf '%s' "$good" | sed 's/2097152/1048576/g; s/"verified": [0-9]*/"verified": 0/' >"$tmp/bad.json"

@@ -17,7 +17,7 @@ f=$tmp/f m=$tmp/m.json
 "$GUAC" write --length 1M --origin 5 -m "$m" "$f" >/dev/null 2>&1
 check "write -m exits 0" "[ \$? -eq 0 ]"
 host=$(uname -n)
-check "the manifest is version 6" "grep -qF '\"version\": 6,' '$m'"
+check "the manifest is version 7" "grep -qF '\"version\": 7,' '$m'"
 check "the manifest records the host ($host)" "grep -qxF '  \"host\": \"$host\",' '$m'"
 
 # The host named: --host, else GUAC_HOST (a Slurm node name, a pod's node),
@@ -39,16 +39,16 @@ check "GUAC_HOST not UTF-8: refused (status 2)" "[ \$? -eq 2 ] && grep -q 'inval
 check "--help documents --host and GUAC_HOST" "[ \$? -eq 0 ] && \"$GUAC\" write --help | grep -q GUAC_HOST"
 
 # Version 3: the same manifest without host still loads and verifies.
-sed 's/"version": 6/"version": 3/; /^  "host": /d; /^  "run": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3.json"
+sed 's/"version": 7/"version": 3/; /^  "host": /d; /^  "run": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3.json"
 reseal "$tmp/v3.json"
 "$GUAC" manifest show "$tmp/v3.json" >"$tmp/o" 2>&1
 check "a version 3 manifest (no host) loads" "[ \$? -eq 0 ]"
 "$GUAC" verify --manifest "$tmp/v3.json" >"$tmp/o" 2>&1
 check "a version 3 manifest verifies OK" "[ \$? -eq 0 ] && grep -q '^OK' '$tmp/o'"
-check "a save writes version 6 (host unknown: null)" \
-	"grep -qF '\"version\": 6,' '$tmp/v3.json' && grep -qxF '  \"host\": null,' '$tmp/v3.json'"
+check "a save writes version 7 (host unknown: null)" \
+	"grep -qF '\"version\": 7,' '$tmp/v3.json' && grep -qxF '  \"host\": null,' '$tmp/v3.json'"
 
-sed 's/"version": 6/"version": 3/; /^  "run": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3h.json"
+sed 's/"version": 7/"version": 3/; /^  "run": /d; s/, "identity": [^}]*}/}/' "$m" >"$tmp/v3h.json"
 reseal "$tmp/v3h.json"
 "$GUAC" manifest show "$tmp/v3h.json" >"$tmp/o" 2>&1
 check "a version 3 manifest with host is refused (status 2)" \
@@ -95,16 +95,16 @@ wait $pid
 "$GUAC" write --resume --length 64M --origin 5 -m "$tmp/q.json" "$tmp/q" >"$tmp/o" 2>&1
 check "a resume without a run keeps the manifest's (w1)" \
 	"[ \$? -eq 0 ] && grep -qxF '  \"run\": \"w1\",' '$tmp/q.json'"
-sed 's/"version": 6/"version": 5/; s/, "identity": [^}]*}/}/' "$tmp/r.json" >"$tmp/v5r.json"
+sed 's/"version": 7/"version": 5/; s/, "identity": [^}]*}/}/' "$tmp/r.json" >"$tmp/v5r.json"
 reseal "$tmp/v5r.json"
 "$GUAC" manifest show "$tmp/v5r.json" >"$tmp/o" 2>&1
 check "a version 5 manifest with a run is refused (status 2)" \
 	"[ \$? -eq 2 ] && grep -q 'unknown field \"run\" in the manifest (version 5 has none)' '$tmp/o'"
-sed 's/"version": 6/"version": 5/; /^  "run": /d; s/, "identity": [^}]*}/}/' "$tmp/r.json" >"$tmp/v5.json"
+sed 's/"version": 7/"version": 5/; /^  "run": /d; s/, "identity": [^}]*}/}/' "$tmp/r.json" >"$tmp/v5.json"
 reseal "$tmp/v5.json"
 "$GUAC" verify --manifest "$tmp/v5.json" >"$tmp/o" 2>&1
-check "a version 5 manifest (no run) verifies, and is saved as version 6 with run null" \
-	"[ \$? -eq 0 ] && grep -qF '\"version\": 6,' '$tmp/v5.json' && grep -qxF '  \"run\": null,' '$tmp/v5.json'"
+check "a version 5 manifest (no run) verifies, and is saved as version 7 with run null" \
+	"[ \$? -eq 0 ] && grep -qF '\"version\": 7,' '$tmp/v5.json' && grep -qxF '  \"run\": null,' '$tmp/v5.json'"
 sed 's/"run": "2026-W48"/"run": "2026-W47"/' "$tmp/r.json" >"$tmp/edited.json"
 "$GUAC" manifest show "$tmp/edited.json" >"$tmp/o" 2>&1
 check "an edited run breaks the checksum" "[ \$? -eq 2 ] && grep -q 'checksum mismatch' '$tmp/o'"

@@ -6,7 +6,8 @@
 # two manifests of one disk are DUPLICATE whether their hosts are written as
 # the short name or the FQDN, as --expect matches hosts (F4); --whole wants
 # fills that cover the whole target (F10); a fill that a later fill of the
-# same disk wrote over is SUPERSEDED, never OK (F3).
+# same disk wrote over is SUPERSEDED, never OK (F3); a check of part of a
+# disk that finds damage is recorded, so the report stops saying OK (F6).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -140,5 +141,28 @@ fi
 "$GUAC" report "$d/f3-lo.json" "$d/f3-hi.json" >"$tmp/out" 2>&1
 check "... the two halves of a disk filled apart share no byte: both OK, exit 0" \
 	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+
+# F6: a disk checked OK, then damaged (a block device: a write leaves no
+# stamp). A check of part of it (--shard 0/2) finds the damage: that must
+# reach the record, or the report keeps saying OK.
+"$GUAC" write --force -m "$d/f6.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/f6.json" >/dev/null 2>&1
+dd if=/dev/zero of="$loop" bs=512 seek=100 count=8 conv=notrunc oflag=direct status=none
+"$GUAC" verify --shard 1/2 -m "$d/f6.json" >/dev/null 2>&1
+"$GUAC" report "$d/f6.json" >"$tmp/out" 2>&1
+check "F6: a clean check of the other half changes nothing: still OK (nothing contradicts it)" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
+"$GUAC" verify --shard 0/2 -m "$d/f6.json" >"$tmp/v" 2>&1
+rc=$?
+check "F6: verify --shard 0/2 finds the damage: exit 1, and says its findings are recorded as partial" \
+	"[ $rc -eq 1 ] && grep -q 'recorded in .* (verify status \"partial\")' '$tmp/v'"
+"$GUAC" report "$d/f6.json" >"$tmp/out" 2>&1
+check "... the report: MISMATCH, 8 bad sectors, found by a check of part of the fill, exit 1" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 MISMATCH' '$tmp/out' && grep -q 'MISMATCH: 8 bad sectors .*found by a check of part of the fill' '$tmp/out'"
+"$GUAC" verify --resume -m "$d/f6.json" >"$tmp/v" 2>&1
+check "... --resume does not continue a partial record: it checks the whole from the start, MISMATCH" \
+	"[ \$? -eq 1 ] && grep -q '^NOTE: --resume started from the beginning: the last check recorded was of part of the fill' '$tmp/v'"
+"$GUAC" report "$d/f6.json" >"$tmp/out" 2>&1
+check "... and that whole check's record stands: MISMATCH, without the partial note" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 MISMATCH' '$tmp/out' && ! grep -q 'part of the fill' '$tmp/out'"
 
 tap_end

@@ -103,7 +103,7 @@ check "the completed record: 101 ranges counted, 64 kept" \
 # trusted (docs/manifest.md, "Identity and trust"): --resume starts afresh
 # and the record it saves has its own places and the target's identity.
 to_v3() {
-	sed -i 's/"version": 6/"version": 3/; /^  "host": /d; /^  "run": /d; s/, "identity": [^}]*}/}/' "$1"
+	sed -i 's/"version": 7/"version": 3/; /^  "host": /d; /^  "run": /d; s/, "identity": [^}]*}/}/' "$1"
 	python3 - "$1" <<'EOF'
 import re, sys
 t = open(sys.argv[1]).read()
@@ -158,7 +158,7 @@ refuse "a range past the fill" "outside the fill" 't = t.replace("\"device_offse
 refuse "an unknown class" "unknown class" 't = t.replace("\"class\": \"ALL_ZERO\"", "\"class\": \"ZEROS\"")'
 refuse "an unreadable range with a class" "unknown class" 't = t.replace("\"kind\": \"mismatch\", \"device_offset\": 5120", "\"kind\": \"unreadable\", \"device_offset\": 5120")'
 refuse "an unknown kind" "kind" 't = t.replace("\"kind\": \"mismatch\", \"device_offset\": 5120", "\"kind\": \"bad\", \"device_offset\": 5120")'
-refuse "places in a version 3 manifest" "unknown field \"bad_ranges\"" 'import re; t = t.replace("\"version\": 6", "\"version\": 3"); t = re.sub(r", \"identity\": [^}]*\}", "}", t); t = "\n".join(l for l in t.split("\n") if not l.startswith(("  \"host\": ", "  \"run\": ")))'
+refuse "places in a version 3 manifest" "unknown field \"bad_ranges\"" 'import re; t = t.replace("\"version\": 7", "\"version\": 3"); t = re.sub(r", \"identity\": [^}]*\}", "}", t); t = "\n".join(l for l in t.split("\n") if not l.startswith(("  \"host\": ", "  \"run\": ")))'
 refuse "a missing classes field" "missing field \"classes\"" 'import re; t = re.sub(r", \"classes\": \{[^}]*\}", "", t)'
 refuse "bad_ranges null with classes" "null together" 't = t.replace("\"bad_ranges\": 2", "\"bad_ranges\": null")'
 tap_end

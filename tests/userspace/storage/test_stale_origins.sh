@@ -54,7 +54,7 @@ check "--bad-list: the search's class, the far origin OTHER" \
 # An older guac's manifest (version 4: no MISDIRECTED or WRAPPED) still loads;
 # those classes in one are refused, as version 4 never wrote them.
 to_v4() {
-	sed 's/"version": [56]/"version": 4/; /^  "run": /d; s/, "MISDIRECTED": [0-9]*, "WRAPPED": [0-9]*//; s/, "identity": [^}]*}/}/' "$1" >"$2"
+	sed 's/"version": [567]/"version": 4/; /^  "run": /d; s/, "MISDIRECTED": [0-9]*, "WRAPPED": [0-9]*//; s/, "identity": [^}]*}/}/' "$1" >"$2"
 	reseal "$2"
 }
 to_v4 m1.json v4.json
@@ -67,8 +67,8 @@ check "--resume does not trust a version 4 record (no identity): it checks afres
 	"grep -q '^NOTE: --resume started from the beginning: .*records no identity' res &&
 	 grep -q 'classes: 14 OTHER (all 14 searched: 10 STALE_ORIGIN' res"
 "$GUAC" verify -m v4.json >o 2>&1
-check "a fresh check saves it as version 6" \
-	"grep -q '\"version\": 6,' v4.json && grep -q '\"STALE_ORIGIN\": 10, \"MISDIRECTED\": 0, \"WRAPPED\": 0,' v4.json"
+check "a fresh check saves it as version 7" \
+	"grep -q '\"version\": 7,' v4.json && grep -q '\"STALE_ORIGIN\": 10, \"MISDIRECTED\": 0, \"WRAPPED\": 0,' v4.json"
 to_v4 m1.json v4m.json
 sed -i 's/"device_offset": 153600, "length": 2048, "class": "OTHER"/"device_offset": 153600, "length": 2048, "class": "MISDIRECTED"/' v4m.json
 to_v4 v4m.json v4m2.json

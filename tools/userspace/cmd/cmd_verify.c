@@ -480,6 +480,7 @@ int guac_cmd_verify(int argc, char **argv)
 	verify_diagnose(&run);
 	if (verify_record_searched(&run))
 		verify_save_progress(&run, false);
+	verify_save_partial(&run);
 	if (run.bad_list_path && !verify_write_bad_list(&run))
 		ret = GUAC_EXIT_ERROR;
 

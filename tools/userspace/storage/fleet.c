@@ -57,6 +57,17 @@ static bool fleet_load(const char *path, struct guac_manifest *m, char *why, siz
 	return ok;
 }
 
+/* What the record's status adds to its findings. */
+static const char *fleet_check_note(const char *status)
+{
+	if (!strcmp(status, "complete"))
+		return "";
+	if (!strcmp(status, "partial"))
+		return " (found by a check of part of the fill: --shard, --skip or --length; "
+		       "they stand until a whole check)";
+	return " (the check did not finish)";
+}
+
 static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 {
 	static struct guac_manifest m;
@@ -139,13 +150,12 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " unreadable and %" PRIu64
 			 " mismatching sectors in the %" PRIu64 " bytes checked%s",
 			 d->unreadable_sectors, d->bad_sectors, d->verified,
-			 strcmp(m.verify_status, "complete") ? " (the check did not finish)" : "");
+			 fleet_check_note(m.verify_status));
 	} else if (d->bad_sectors) {
 		d->state = "MISMATCH";
 		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " bad sectors in %" PRIu64
 			 " ranges in the %" PRIu64 " bytes checked%s", d->bad_sectors, d->bad_ranges,
-			 d->verified, strcmp(m.verify_status, "complete") ?
-			 " (the check did not finish)" : "");
+			 d->verified, fleet_check_note(m.verify_status));
 		if (!d->places)
 			snprintf(d->reason + strlen(d->reason), sizeof(d->reason) - strlen(d->reason),
 				 "; their places and classes are not recorded (a check begun "

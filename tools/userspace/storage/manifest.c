@@ -273,7 +273,8 @@ static bool mf_status_ok(const char *s, bool verify, unsigned int version)
 {
 	return !strcmp(s, "complete") || !strcmp(s, "interrupted") ||
 	       ((!verify || version >= 3) && !strcmp(s, "running")) ||
-	       (!verify && !strcmp(s, "failed"));
+	       (!verify && !strcmp(s, "failed")) ||
+	       (verify && version >= 7 && !strcmp(s, "partial"));
 }
 
 static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_manifest *m,

@@ -14,14 +14,16 @@
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
 /*
- * 6: target.identity (identity.h) and run (the fleet run that wrote it:
+ * 7: the verify status "partial" (a check of part of the fill that found
+ * damage: its findings stand until a whole check); 6: target.identity
+ * (identity.h) and run (the fleet run that wrote it:
  * guac write --run, GUAC_RUN); 5: the classes MISDIRECTED and WRAPPED (the
  * search's); 4: host, the verify record's places; 3: verify.target_stamp,
  * "running"; 2 to 5 read (no check they record is trusted: no identity); 1
  * refused.
  * A newer version is refused with its number, never half-read.
  */
-#define GUAC_MANIFEST_VERSION 6
+#define GUAC_MANIFEST_VERSION 7
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)

@@ -815,7 +815,8 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 			unread_in_prefix += vj[i].unreadable.bad_sectors;
 			prefix_open = done == j->end - j->start;
 			verify_record_classes(&vj[i].record, &vj[i].classes);
-			if (seg->range >= 0)
+			/* A partial check's findings may be recorded too (verify_save_partial). */
+			if (seg->range >= 0 || run->subrange)
 				verify_record_merge(&run->record, &vj[i].record);
 		}
 		if (vj[i].bad_list) {
@@ -1127,6 +1128,42 @@ void verify_save_progress(struct verify_run *run, bool running)
 }
 
 /*
+ * A check of part of the fill (--shard, --skip, --length) makes no record of
+ * the whole, but one that finds damage must not leave an earlier clean
+ * record standing, or guac report would still say OK (issue 35, F6): its
+ * findings replace the record as "partial" (manifest version 7), which the
+ * report shows as MISMATCH or UNREADABLE until a whole check replaces it,
+ * and which --resume does not continue. A clean one leaves the record as it
+ * was: it contradicts nothing.
+ */
+void verify_save_partial(struct verify_run *run)
+{
+	struct guac_manifest *m = run->manifest;
+
+	if (!m || !run->subrange || !run->recorded_target ||
+	    (!run->mismatch.bad_sectors && !run->unreadable.bad_sectors))
+		return;
+	m->have_verify = true;
+	snprintf(m->verify_status, sizeof(m->verify_status), "partial");
+	m->verify_bad_sectors = run->mismatch.bad_sectors;
+	m->verify_unreadable_sectors = run->unreadable.bad_sectors;
+	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
+	m->verify_places = !run->record.unknown;
+	m->verify_bad_ranges = m->verify_places ? run->record.nranges : 0;
+	m->nverify_bad = m->verify_places ? run->record.n : 0;
+	memcpy(m->verify_bad, run->record.list, sizeof(m->verify_bad));
+	memcpy(m->verify_classes, run->record.classes, sizeof(m->verify_classes));
+	if (!m->verify_places)
+		memset(m->verify_classes, 0, sizeof(m->verify_classes));
+	if (guac_manifest_save(run->manifest_path, m))
+		guac_err("note: the findings of this check of part of the fill are recorded in "
+			 "'%s' (verify status \"partial\"): they stand until a whole check",
+			 run->manifest_path);
+	else
+		guac_err("warning: the findings are not saved in '%s'", run->manifest_path);
+}
+
+/*
  * --resume: take the manifest's record of the last check, if the one trust
  * rule (guac_record_trust()) lets it stand for the target as it is now: a
  * record of this target's identity, with a trusted stamp that is still the
@@ -1141,6 +1178,11 @@ void verify_take_record(struct verify_run *run)
 
 	if (!m->have_verify)
 		return;
+	if (!strcmp(m->verify_status, "partial")) {
+		run->restart_why = "the last check recorded was of part of the fill (--shard, "
+				   "--skip or --length), which a whole check cannot continue";
+		return;
+	}
 	if (guac_record_trust(m, run->ident, run->stamp, &changed, why, sizeof(why))) {
 		run->restart_why = why;
 		return;

@@ -171,6 +171,7 @@ void verify_diag_setup(struct verify_run *run);
  */
 bool verify_segment(struct verify_run *run, struct verify_segment *seg);
 void verify_save_progress(struct verify_run *run, bool running);
+void verify_save_partial(struct verify_run *run);
 bool verify_write_bad_list(struct verify_run *run);
 /* After verify_diagnose(): the record takes the searched classes; true if it changed. */
 bool verify_record_searched(struct verify_run *run);

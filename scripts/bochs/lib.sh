@@ -149,7 +149,7 @@ guac_bochs_run() {
 	unshare --net env LD_LIBRARY_PATH="$GUAC_BOCHS_LIB" \
 		LTDL_LIBRARY_PATH="$GUAC_BOCHS_LIB/bochs/plugins" \
 		BXSHARE="$GUAC_BOCHS_ROOT/usr/share/bochs" \
-		nice -n "${BOCHS_NICE:-5}" "$GUAC_BOCHS_ROOT/usr/bin/bochs-bin" -q -f "$dir/bochsrc" \
+		nice -n "${BOCHS_NICE:-0}" "$GUAC_BOCHS_ROOT/usr/bin/bochs-bin" -q -f "$dir/bochsrc" \
 		<"$dir/debugger.in" >"$dir/bochs.out" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do

@@ -91,8 +91,10 @@ else
 	tap_args="$tap_args -device virtserialport,chardev=tap,name=$tap_port"
 fi
 qemu() {
+	# Not niced: make check runs two suites side by side, each at the same
+	# priority; only the background builds (scripts/prefetch.sh) yield.
 	# shellcheck disable=SC2086
-	nice timeout --foreground "$timeout" $qemu_system \
+	timeout --foreground "$timeout" $qemu_system \
 		$qemu_machine -smp "${GUEST_SMP:-2}" -m "${GUEST_MEM:-2G}" -nic none \
 		-nographic -no-reboot -monitor none \
 		-serial stdio $tap_args \

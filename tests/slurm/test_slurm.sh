@@ -16,7 +16,7 @@
 #      Slurm and resumes from the durable bytes its manifest recorded
 #      meanwhile; a shard on a bad disk (a loop device over a file on a tmpfs
 #      smaller than the device: it runs out of space) fails with exit status
-#      2 and the report says why; TERM and a time limit's warning signal
+#      3 and the report says why; TERM and a time limit's warning signal
 #      requeue a fill task, TERM a check task, each resuming where it stopped
 #
 # The cluster is torn down, the loop devices detached and the tmpfs unmounted
@@ -198,8 +198,8 @@ j1=$(GUAC_RUN=week1 sbatch --parsable -D "$d" --nodelist=guacn1 "$ex/fleet-fill.
 j2=$(GUAC_RUN=week1 sbatch --parsable -D "$d" --nodelist=guacn2 "$ex/fleet-fill.sbatch" "$d/inventory" "$d/fleet" --origin 31)
 wait_jobs "$j1" "$j2"
 checkl "b: guacn1's fleet job COMPLETED 0:0 (both its disks written and OK)" "all_ok $j1" "$d"/guac-fleet-guacn1-*.log
-checkl "b: guacn2's fleet job FAILED with exit status 2 (its bad disk)" \
-	"[ \"\$(states $j2)\" = 'FAILED 2:0' ]" "$d"/guac-fleet-guacn2-*.log
+checkl "b: guacn2's fleet job FAILED with exit status 3 (its bad disk's I/O)" \
+	"[ \"\$(states $j2)\" = 'FAILED 3:0' ]" "$d"/guac-fleet-guacn2-*.log
 checkl "b: on guacn2 (host name guacbox2.lab.example) the job took its disks by node name" \
 	"grep -qx 'guac-fleet: guacn2: 2 disks: $n2a $n2bad' '$d'/guac-fleet-*-$j2.log" "$d"/guac-fleet-*-"$j2".log
 check "b: every disk got a manifest that names its host and the run (week1)" \
@@ -210,7 +210,7 @@ check "b: every disk got a manifest that names its host and the run (week1)" \
 	 [ \$(grep -l '\"run\": \"week1\"' '$d'/fleet/*.json | wc -l) -eq 4 ]"
 checkl "b: each job left its end state in fleet/.runs/week1" \
 	"grep -qx 'guacn1 COMPLETED 0 (job $j1)' '$d/fleet/.runs/week1/guacn1.job' &&
-	 grep -qx 'guacn2 FAILED 2 (job $j2)' '$d/fleet/.runs/week1/guacn2.job'" "$d"/fleet/.runs/week1/*
+	 grep -qx 'guacn2 FAILED 3 (job $j2)' '$d/fleet/.runs/week1/guacn2.job'" "$d"/fleet/.runs/week1/*
 # Later n1b goes bad: zeroed sectors at 1 MiB, and a write misdirected from 40 MiB to 8 MiB.
 dd if=/dev/zero of="$n1b" bs=4096 seek=256 count=2 oflag=direct status=none
 "$GUAC" gen --origin 31 --offset 40M --length 8K | dd of="$n1b" bs=4096 seek=2048 oflag=direct status=none
@@ -234,7 +234,7 @@ check "b: report: guacn3's disk, with no manifest, is MISSING" \
 	"grep -q '^guacn3 /dev/disk/by-id/wwn-0x5000c500deadbeef: MISSING' '$r'"
 check "b: report: the summary" "grep -qx '5 disks: 2 OK, 1 MISMATCH, 1 FAILED, 1 MISSING' '$r'"
 check "b: report: each disk not OK says its host's job (Slurm's state)" \
-	"grep -q '^guacn2 $n2bad: FAILED: .*; its job: FAILED 2:0 (job $j2)\$' '$r' &&
+	"grep -q '^guacn2 $n2bad: FAILED: .*; its job: FAILED 3:0 (job $j2)\$' '$r' &&
 	 grep -q '^guacn1 $n1b: MISMATCH: .*; its job: COMPLETED 0:0 (job $j1)\$' '$r'"
 python3 - "$d/fleet/report.json" "$d/fleet/report.svg" >"$d/py" 2>&1 <<'PY'
 import json, sys, xml.dom.minidom
@@ -360,7 +360,7 @@ checkl "c2: ... its rerun resumed from the manifest's durable bytes (not 0: no r
 	"$d"/guac-fill-"${fill}"_1.log
 merged_whole c2 "$d" 42
 
-# c3: a shard on a bad disk (36 MiB behind a 48 MiB device): exit status 2, and the report says why.
+# c3: a shard on a bad disk (36 MiB behind a 48 MiB device): exit status 3, and the report says why.
 d=$w/c3
 mkdir -p "$d/tiny"
 mount -t tmpfs -o size=36m guacrng-slurm-test "$d/tiny" && mounts+=("$d/tiny")
@@ -368,8 +368,8 @@ bad=$(mkloop "$d/tiny/bad" 48M); loops+=("$bad")
 # One task at a time (%1), in order: shard 0 (the first 24 MiB) fits, shard 1 runs out.
 fill=$(sbatch --parsable -D "$d" -c 4 --array=0-1%1 "$ex/fill-shard.sbatch" "$bad" "$d/parts" --origin 43)
 wait_jobs "$fill"
-checkl "c3: the shard on the good half COMPLETED 0:0, the one on the bad half FAILED 2:0" \
-	"[ \"\$(states ${fill}_0)\" = 'COMPLETED 0:0' ] && [ \"\$(states ${fill}_1)\" = 'FAILED 2:0' ]" "$d"/guac-fill-*.log
+checkl "c3: the shard on the good half COMPLETED 0:0, the one on the bad half FAILED 3:0" \
+	"[ \"\$(states ${fill}_0)\" = 'COMPLETED 0:0' ] && [ \"\$(states ${fill}_1)\" = 'FAILED 3:0' ]" "$d"/guac-fill-*.log
 "$GUAC" report "$d/parts" >"$d/report.txt" 2>&1
 rc=$?
 checkl "c3: guac report: exit 1, the part FAILED with the error and its durable bytes" \

@@ -161,8 +161,8 @@ if $CC -shared -fPIC -o "$tmp/fsynceio.so" "$tmp/fsynceio.c" "$shims/slow_pwrite
 	EIO_INO=$(stat -c %i "$e") SLOW_INO=$(stat -c %i "$e") LD_PRELOAD="$tmp/fsynceio.so" GUAC_CHECKPOINT_SECONDS=0.1 \
 		"$GUAC" write --length 32M --bs 64K --origin 15 -m "$em" "$e" >"$tmp/e1" 2>&1
 	rc=$?
-	check "a checkpoint's fsync fails with EIO, the last one passes: exit 2, FAILED: fsync, nothing durable" \
-		"[ $rc -eq 2 ] && grep -q '^FAILED: fsync: Input/output error' '$tmp/e1' && ! grep -q '^OK' '$tmp/e1' &&
+	check "a checkpoint's fsync fails with EIO, the last one passes: exit 3, FAILED: fsync, nothing durable" \
+		"[ $rc -eq 3 ] && grep -q '^FAILED: fsync: Input/output error' '$tmp/e1' && ! grep -q '^OK' '$tmp/e1' &&
 		 grep -q '\"status\": \"failed\"' '$em' && [ \$(grep -o '\"done\": [0-9]*' '$em' | awk '{s += \$2} END {print s + 0}') -eq 0 ]"
 else
 	not_ok "cannot build the fsync shim with $CC" "$tmp/cc.err"

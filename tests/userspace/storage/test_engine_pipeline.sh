@@ -149,8 +149,8 @@ if $CC -shared -fPIC -o "$tmp/eio.so" "$tmp/eio.c" -ldl 2>"$tmp/cc.err"; then
 	export EIO_INO=$ino EIO_LO=$((2000 * 512 + 7)) EIO_HI=$((2002 * 512 + 1)) LD_PRELOAD="$tmp/eio.so"
 	both eio --bs 64K --jobs 2 "$tmp/d"
 	unset EIO_INO EIO_LO EIO_HI LD_PRELOAD
-	check "EIO on sectors 2000-2002: exit 2, three unreadable sectors in one range" \
-		"[ $rc_on -eq 2 ] && grep -q '\"unreadable_sectors\":3,' '$tmp/eio.on' && grep -q '\"unreadable\":\[{\"start\":$((2000 * 512)),\"length\":1536}\]' '$tmp/eio.on'"
+	check "EIO on sectors 2000-2002: exit 3, three unreadable sectors in one range" \
+		"[ $rc_on -eq 3 ] && grep -q '\"unreadable_sectors\":3,' '$tmp/eio.on' && grep -q '\"unreadable\":\[{\"start\":$((2000 * 512)),\"length\":1536}\]' '$tmp/eio.on'"
 	check "... apart from the 4 mismatched sectors, still found around them" \
 		"grep -q '\"bad_sectors\":4,' '$tmp/eio.on' && grep -q '^unreadable $((2000 * 512)) ' '$tmp/eio.on.bad' && grep -c '^mismatch ' '$tmp/eio.on.bad' | grep -qx 3"
 	check "... the same report and --bad-list without the pipeline" "same eio"

@@ -121,7 +121,7 @@ if F=$(losetup -f --show "$tmp/fs.img") && loops="$loops $F" && mkfs.ext4 -q -b 
 	rc=$?
 	done_bytes=$(grep -o '"done": [0-9]*' "$tmp/full.json" | sed 's/.*: //' | awk '{s += $1} END {print s}')
 	size=$(stat -c %s "$tmp/mnt/big")
-	check "ENOSPC: exit 2 with the error named" "[ $rc -eq 2 ] && grep -q '^FAILED: No space left on device' '$tmp/full.txt'"
+	check "ENOSPC: exit 3 (the target's I/O, not a usage error) with the error named" "[ $rc -eq 3 ] && grep -q '^FAILED: No space left on device' '$tmp/full.txt'"
 	check "ENOSPC: the durable byte count ($done_bytes) is reported and recorded as failed" \
 		"grep -q '^DURABLE: $done_bytes of 104857600 bytes' '$tmp/full.txt' && grep -q '\"status\": \"failed\"' '$tmp/full.json' && [ $done_bytes -gt 0 ]"
 	"$GUAC" verify -m "$tmp/full.json" >"$tmp/fullv.txt" 2>&1

@@ -81,11 +81,12 @@ else
 	ok "progress line # SKIP script(1) missing"
 fi
 
-# A file size limit (EFBIG) is reported like ENOSPC: durable bytes, exit 2.
+# A file size limit (EFBIG) is reported like ENOSPC: durable bytes, exit 3
+# (the target's I/O failed; issue 36, U7: not 2, a usage error's).
 sh -c "ulimit -f 2048; exec '$GUAC' write --length 4M -m '$tmp/fb.json' '$tmp/fb'" >"$tmp/fb.txt" 2>&1
 rc=$?
-check "EFBIG: exit 2, FAILED and 1 MiB durable" \
-	"[ $rc -eq 2 ] && grep -q '^FAILED: File too large at device byte 1048576' '$tmp/fb.txt' && grep -q '^DURABLE: 1048576 of 4194304 bytes' '$tmp/fb.txt'"
+check "EFBIG: exit 3, FAILED and 1 MiB durable" \
+	"[ $rc -eq 3 ] && grep -q '^FAILED: File too large at device byte 1048576' '$tmp/fb.txt' && grep -q '^DURABLE: 1048576 of 4194304 bytes' '$tmp/fb.txt'"
 check "EFBIG: the manifest says failed with 1048576 done" \
 	"grep -q '\"status\": \"failed\"' '$tmp/fb.json' && grep -q '\"done\": 1048576' '$tmp/fb.json'"
 

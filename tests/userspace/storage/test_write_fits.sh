@@ -79,8 +79,8 @@ if mount -t tmpfs -o size=64m guacfits "$t"; then
 	rm -f "$t/g"
 	"$GUAC" write --origin 0 --length 50M --allow-overcommit "$t/g" >"$tmp/o" 2>"$tmp/e"
 	rc=$?
-	check "--allow-overcommit skips the check: the write runs and meets ENOSPC (exit 2, no refusal)" \
-		"[ $rc -eq 2 ] && ! grep -q refusing '$tmp/e' && grep -q 'No space left' '$tmp/o'"
+	check "--allow-overcommit skips the check: the write runs and meets ENOSPC (exit 3, no refusal)" \
+		"[ $rc -eq 3 ] && ! grep -q refusing '$tmp/e' && grep -q 'No space left' '$tmp/o'"
 	rm -f "$t/g" "$t/f"
 	refused "past 2^63-1: --seek 2^63-4096 --length 8K" \
 		"would end at byte 9223372036854779904 .* past 2\\^63-1" \

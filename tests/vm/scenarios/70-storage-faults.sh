@@ -86,7 +86,7 @@ poke() {
 # as "KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS", CLASS being each
 # bad sector's diagnosis, "-" for unreadable ones) and the exit status
 # (/tmp/NAME.rc) for the checks that follow. Fails unless verify finished
-# with a report: exit status 0, 1 or 2 and a JSON result.
+# with a report: exit status 0, 1 or 3 (unreadable) and a JSON result.
 verify_run() {
 	local name=$1 rc=0
 	shift
@@ -99,7 +99,7 @@ verify_run() {
 	cat "/tmp/$name.bad"
 	echo "diagnosis:"
 	diag_ranges <"/tmp/$name.json"
-	[ "$rc" -le 2 ] && grep -q '"result":"' "/tmp/$name.json"
+	{ [ "$rc" -le 1 ] || [ "$rc" = 3 ]; } && grep -q '"result":"' "/tmp/$name.json"
 }
 
 # exit_status NAME WANT: verify_run NAME exited with WANT.
@@ -268,7 +268,7 @@ else
 		plant "$disk" $ss $flip $((want ^ 255)) 900 2
 	check "guac verify --direct --manifest $disk: a report" \
 		verify_run sd --direct --manifest /tmp/sd.manifest "$disk"
-	check "verify exits 2 (unreadable sectors)" exit_status sd 2
+	check "verify exits 3 (unreadable sectors: the disk's I/O, not a usage error)" exit_status sd 3
 	check "verify lists LBAs 300-304 unreadable and LBAs 700 and 900-901 mismatching, nothing else" \
 		bad_list sd \
 		"unreadable $((300 * ss)) $((305 * ss - 1)) 300 304 -" \

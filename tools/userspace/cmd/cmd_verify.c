@@ -91,7 +91,7 @@ static void verify_usage(FILE *f)
 		"--skip, --length or --shard) was compared, now or by the check resumed, and\n"
 		"matched; the OK line names a shard or sub-range when it checked one.\n"
 		"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
-		"2 a usage error or unreadable sectors, 130 interrupted.\n",
+		"2 a usage error, 3 unreadable sectors or a read error, 130 interrupted.\n",
 		guac_nr_cpus(), guac_impl_choices(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
 }
 

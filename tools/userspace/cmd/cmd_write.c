@@ -115,7 +115,8 @@ static void write_usage(FILE *f)
 		"A progress line (bytes, rate, ETA) goes to standard error when it is a terminal.\n"
 		GUAC_NUMBERS_HELP "\n"
 		"Exit status: 0 written and fsynced (--dry-run: the write would go ahead), 2 a\n"
-		"usage or I/O error (ENOSPC, EIO) or a target refused, 130 interrupted.\n", guac_impl_choices());
+		"usage error or a target refused (nothing written), 3 the target's I/O failed\n"
+		"(EIO, ENOSPC, a failed fsync), 130 interrupted.\n", guac_impl_choices());
 }
 
 /* @name, from @from, as one word of UTF-8 in @out: false with the reason said. */
@@ -1119,6 +1120,8 @@ int guac_cmd_write(int argc, char **argv)
 			       io.base + j->start + d, io.base + j->end - 1);
 		}
 	}
+	if (first_err || io.sync_error)
+		return GUAC_EXIT_IO;
 	if (failed)
 		return GUAC_EXIT_ERROR;
 	if (done < total)

@@ -10,7 +10,13 @@
 
 #define GUAC_EXIT_OK 0
 #define GUAC_EXIT_FAIL 1	/* the check failed (verify: mismatch) */
-#define GUAC_EXIT_ERROR 2	/* usage or I/O error */
+#define GUAC_EXIT_ERROR 2	/* a usage error: nothing was done to the target */
+/*
+ * The target's I/O failed: a read or write error (EIO), unreadable sectors,
+ * no space left mid-write, a failed fsync. Not 2, so that a script can tell
+ * a disk's fault from its own (issue 36, U7).
+ */
+#define GUAC_EXIT_IO 3
 
 extern const char *guac_prog;	/* "guac gen" etc., for messages */
 

@@ -1323,7 +1323,7 @@ int verify_exit_status(const struct verify_run *run)
 	if (!strcmp(r, "ok"))
 		return GUAC_EXIT_OK;
 	if (!strcmp(r, "error"))
-		return GUAC_EXIT_ERROR;
+		return GUAC_EXIT_IO;	/* a read error, unreadable sectors */
 	if (!strcmp(r, "interrupted"))
 		return VERIFY_EXIT_INTERRUPTED;
 	return GUAC_EXIT_FAIL;

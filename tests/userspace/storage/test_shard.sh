@@ -9,6 +9,11 @@
 set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
+loop=
+tap_cleanup() {
+	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null
+}
+trap 'exit 130' INT TERM
 
 tap_begin
 f=$tmp/f
@@ -135,4 +140,18 @@ check "verify -m (8 sectors) --shard 3/9: exit 2, both numbers named" \
 	"[ \$? -eq 2 ] && grep -q 'refusing to verify: 9 shards .* only 8 sectors' '$tmp/e'"
 "$GUAC" verify -m "$tmp/w.json" --shard 3/8 >/dev/null 2>&1
 check "verify -m (8 sectors) --shard 3/8 checks its sector: exit 0" "[ \$? -eq 0 ]"
+
+# Parts of one fill of a disk that grew between them (issue 40: merge took
+# parts with different recorded target sizes): a block device's size is its
+# identity's, so the merge refuses them. (A file's parts may differ in size:
+# it grows as they land.)
+truncate -s 8M "$tmp/grow.img"
+loop=$(losetup -f --show "$tmp/grow.img")
+"$GUAC" write --shard 0/2 --length 8M --origin 99 -m "$tmp/g0.json" "$loop" >/dev/null 2>&1
+truncate -s 16M "$tmp/grow.img"
+losetup -c "$loop"
+"$GUAC" write --shard 1/2 --length 8M --origin 99 --force -m "$tmp/g1.json" "$loop" >/dev/null 2>&1
+"$GUAC" manifest merge "$tmp/g.json" "$tmp/g0.json" "$tmp/g1.json" >/dev/null 2>"$tmp/e"
+check "a disk's parts with different recorded sizes: the merge refuses them (exit 1), saying so" \
+	"[ \$? -eq 1 ] && grep -q 'its target size differs' '$tmp/e' && [ ! -e '$tmp/g.json' ]"
 tap_end

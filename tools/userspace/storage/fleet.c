@@ -15,21 +15,68 @@
 #include "identity.h"
 #include "util.h"
 
+/* Room for @more rows without moving them; false after a message. */
+static bool fleet_reserve(struct guac_fleet *f, unsigned int more)
+{
+	unsigned int cap = f->cap ? f->cap : 64;
+	struct guac_fleet_disk *d;
+
+	while (cap - f->n < more)
+		cap *= 2;
+	if (cap == f->cap)
+		return true;
+	d = realloc(f->disk, cap * sizeof(*d));
+	if (!d) {
+		guac_err("out of memory");
+		return false;
+	}
+	f->disk = d;
+	f->cap = cap;
+	return true;
+}
+
+/* A new row, its strings empty (not NULL); NULL after a message. */
 static struct guac_fleet_disk *fleet_new(struct guac_fleet *f)
 {
-	if (f->n == f->cap) {
-		unsigned int cap = f->cap ? 2 * f->cap : 64;
-		struct guac_fleet_disk *d = realloc(f->disk, cap * sizeof(*d));
+	struct guac_fleet_disk *d;
 
-		if (!d) {
-			guac_err("out of memory");
-			return NULL;
-		}
-		f->disk = d;
-		f->cap = cap;
+	if (!fleet_reserve(f, 1))
+		return NULL;
+	d = &f->disk[f->n];
+	memset(d, 0, sizeof(*d));
+	d->source = strdup("");
+	d->target = strdup("");
+	if (!d->source || !d->target) {
+		free(d->source);
+		free(d->target);
+		guac_err("out of memory");
+		return NULL;
 	}
-	memset(&f->disk[f->n], 0, sizeof(f->disk[0]));
-	return &f->disk[f->n++];
+	f->n++;
+	return d;
+}
+
+/* Set a row's string @s (source or target) to a copy of @v; false when out of memory. */
+static bool fleet_set(char **s, const char *v)
+{
+	char *c = strdup(v);
+
+	if (!c) {
+		guac_err("out of memory");
+		return false;
+	}
+	free(*s);
+	*s = c;
+	return true;
+}
+
+/* What a row holds besides itself. */
+static void fleet_row_free(struct guac_fleet_disk *d)
+{
+	free(d->source);
+	free(d->target);
+	free(d->bad);
+	free(d->part);
 }
 
 /*
@@ -76,14 +123,15 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 
 	if (!d)
 		return false;
-	snprintf(d->source, sizeof(d->source), "%s", path);
+	if (!fleet_set(&d->source, path))
+		return false;
 	if (!fleet_load(path, &m, d->reason, sizeof(d->reason))) {
 		d->state = "INVALID";
-		snprintf(d->target, sizeof(d->target), "%s", path);
-		return true;
+		return fleet_set(&d->target, path);
 	}
 	snprintf(d->host, sizeof(d->host), "%s", m.host);
-	snprintf(d->target, sizeof(d->target), "%s", m.target_path);
+	if (!fleet_set(&d->target, m.target_path))
+		return false;
 	snprintf(d->serial, sizeof(d->serial), "%s", m.serial);
 	snprintf(d->wwid, sizeof(d->wwid), "%s", m.wwid);
 	d->shard_index = m.shard_index;
@@ -126,7 +174,14 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->places = m.verify_places;
 		d->bad_ranges = m.verify_bad_ranges;
 		d->nbad = m.nverify_bad;
-		memcpy(d->bad, m.verify_bad, sizeof(d->bad[0]) * m.nverify_bad);
+		if (m.nverify_bad) {
+			d->bad = malloc(m.nverify_bad * sizeof(*d->bad));
+			if (!d->bad) {
+				guac_err("out of memory");
+				return false;
+			}
+			memcpy(d->bad, m.verify_bad, m.nverify_bad * sizeof(*d->bad));
+		}
 		memcpy(d->classes, m.verify_classes, sizeof(d->classes));
 	}
 
@@ -271,6 +326,70 @@ static bool fleet_other_long(const char *name, const char *h, const char **seen)
 	return strcmp(*seen, name) != 0;
 }
 
+/* Order of two names by their short names (the part before the first dot). */
+static int fleet_short_cmp(const char *a, const char *b)
+{
+	size_t na = strcspn(a, "."), nb = strcspn(b, ".");
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	return c ? c : na < nb ? -1 : na > nb;
+}
+
+static int fleet_long_cmp(const void *pa, const void *pb)
+{
+	const char *a = *(char *const *)pa, *b = *(char *const *)pb;
+	int c = fleet_short_cmp(a, b);
+
+	return c ? c : strcmp(a, b);
+}
+
+/*
+ * The long host names (with a dot) of the rows, but INVALID ones, and of the
+ * expected list's lines, sorted by short name then name: fleet_host_eq looks
+ * its short names up there. Rows added later (MISSING ones) take their host
+ * from a line, or have none.
+ */
+static void fleet_free_hosts(struct guac_fleet *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nlongs; i++)
+		free(f->longs[i]);
+	free(f->longs);
+	f->longs = NULL;
+	f->nlongs = 0;
+	f->longs_built = false;
+}
+
+static bool fleet_index_hosts(struct guac_fleet *f)
+{
+	unsigned int i;
+	size_t n = 0;
+
+	fleet_free_hosts(f);
+	/* Copies: the rows move when more are added. */
+	f->longs = malloc((f->n + f->nlines + 1) * sizeof(*f->longs));
+	if (!f->longs)
+		goto oom;
+	for (i = 0; i < f->n + f->nlines; i++) {
+		const char *h = i < f->n ? f->disk[i].host : f->line[i - f->n].host;
+
+		if ((i >= f->n || strcmp(f->disk[i].state, "INVALID")) && strchr(h, '.')) {
+			f->longs[n] = strdup(h);
+			if (!f->longs[n])
+				goto oom;
+			f->nlongs = ++n;
+		}
+	}
+	qsort(f->longs, n, sizeof(*f->longs), fleet_long_cmp);
+	f->longs_built = true;
+	return true;
+oom:
+	fleet_free_hosts(f);
+	guac_err("out of memory");
+	return false;
+}
+
 /*
  * Do hosts @h and @m name one host? The one rule for an expected list's host
  * against a manifest's, and for two manifests' hosts (duplicates): the
@@ -290,6 +409,22 @@ static bool fleet_host_eq(const struct guac_fleet *f, const char *h, const char 
 		return true;
 	if (!fleet_short_eq(h, m) || (strchr(h, '.') && strchr(m, '.')))
 		return false;
+	if (f->longs_built) {
+		/* The long names of h's short name: one (or none) makes them one host. */
+		size_t lo = 0, hi = f->nlongs, a, b;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (fleet_short_cmp(f->longs[mid], h) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (a = b = lo; b < f->nlongs && !fleet_short_cmp(f->longs[b], h); b++)
+			;
+		return b - a < 2 || !strcmp(f->longs[a], f->longs[b - 1]);
+	}
 	for (i = 0; i < f->n; i++)
 		if (strcmp(f->disk[i].state, "INVALID") &&
 		    fleet_other_long(f->disk[i].host, h, &seen))
@@ -369,10 +504,42 @@ static bool fleet_read_expect(const char *list, struct guac_fleet_line **linep, 
 	return true;
 }
 
+/* The rows' names (path, serial, WWN), sorted: guac_fleet_expect's lookup. */
+struct fleet_name {
+	const char *name;
+	unsigned int row;
+};
+
+static int fleet_name_entry_cmp(const void *pa, const void *pb)
+{
+	const struct fleet_name *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The first entry of @names (@n, sorted) named @name; @n if none. */
+static size_t fleet_name_find(const struct fleet_name *names, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(names[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 {
 	struct guac_fleet_line *line;
+	struct fleet_name *names;
 	unsigned int nlines, k, i, nrows = f->n;
+	size_t nnames = 0, e;
 	bool ok = true;
 
 	if (!fleet_read_expect(list, &line, &nlines))
@@ -380,13 +547,33 @@ bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 	free(f->line);
 	f->line = line;
 	f->nlines = nlines;
+	/*
+	 * Each line looks its target up among the rows' names, not every row
+	 * (issue 35, item 6). The names point into the rows: room is made for a
+	 * MISSING row per line first, so that adding them moves none.
+	 */
+	names = malloc((3 * (size_t)nrows + 1) * sizeof(*names));
+	if (!names || !fleet_reserve(f, nlines) || !fleet_index_hosts(f)) {
+		free(names);
+		guac_err("out of memory");
+		return false;
+	}
+	for (i = 0; i < nrows; i++) {
+		names[nnames++] = (struct fleet_name){ f->disk[i].target, i };
+		if (f->disk[i].serial[0])
+			names[nnames++] = (struct fleet_name){ f->disk[i].serial, i };
+		if (f->disk[i].wwid[0])
+			names[nnames++] = (struct fleet_name){ f->disk[i].wwid, i };
+	}
+	qsort(names, nnames, sizeof(*names), fleet_name_entry_cmp);
 	for (k = 0; k < nlines; k++) {
 		const char *host = line[k].host, *target = line[k].target;
 		struct guac_fleet_disk *d;
 		bool found = false;
 
-		for (i = 0; i < nrows && !found; i++)
-			found = fleet_match(f, &f->disk[i], host, target);
+		for (e = fleet_name_find(names, nnames, target);
+		     e < nnames && !strcmp(names[e].name, target) && !found; e++)
+			found = fleet_match(f, &f->disk[names[e].row], host, target);
 		/* A disk listed twice is expected once. */
 		for (i = nrows; i < f->n && !found; i++)
 			found = !strcmp(f->disk[i].host, host) && !strcmp(f->disk[i].target, target);
@@ -398,11 +585,15 @@ bool guac_fleet_expect(struct guac_fleet *f, const char *list)
 			break;
 		}
 		snprintf(d->host, sizeof(d->host), "%s", host);
-		snprintf(d->target, sizeof(d->target), "%s", target);
+		if (!fleet_set(&d->target, target)) {
+			ok = false;
+			break;
+		}
 		d->state = "MISSING";
 		snprintf(d->reason, sizeof(d->reason), "expected (%s line %u), but no manifest "
 			 "given describes it", list, line[k].lineno);
 	}
+	free(names);
 	return ok;
 }
 
@@ -463,6 +654,81 @@ static int fleet_row_cmp(const void *pa, const void *pb)
 	if (!c)
 		c = strcmp(a->source, b->source);
 	return c;
+}
+
+/*
+ * The target a row names, as one string: a disk by its serial and WWN when
+ * it has either, else (a file too) by its path. Rows of one target have one
+ * key, so the relations below (same identity, target, fill) hold only
+ * between rows of one key: fleet_group() sorts the rows by it once.
+ */
+static char *fleet_target_key(const struct guac_fleet_disk *d)
+{
+	char *key;
+
+	if (!d->is_file && (d->serial[0] || d->wwid[0])) {
+		if (asprintf(&key, "i\x1f%s\x1f%s", d->serial, d->wwid) < 0)
+			return NULL;
+	} else if (asprintf(&key, "%c\x1f%s", d->is_file ? 'f' : 'p', d->target) < 0) {
+		return NULL;
+	}
+	return key;
+}
+
+struct fleet_keyed {
+	char *key;
+	unsigned int row;
+};
+
+/* Each row @j of row @i's target (@i too), in row order; @k the position. */
+#define fleet_for_target(f, i, k, j) \
+	for ((k) = (f)->group_lo[i]; (k) < (f)->group_hi[i] && ((j) = (f)->by_target[k], 1); (k)++)
+
+static int fleet_keyed_cmp(const void *pa, const void *pb)
+{
+	const struct fleet_keyed *a = pa, *b = pb;
+	int c = strcmp(a->key, b->key);
+
+	return c ? c : a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* (Re)make by_target and the groups, after rows were added, removed or moved. */
+static bool fleet_group(struct guac_fleet *f)
+{
+	struct fleet_keyed *k = calloc(f->n + 1, sizeof(*k));
+	unsigned int i, j, start;
+	bool ok = k != NULL;
+
+	free(f->by_target);
+	free(f->group_lo);
+	free(f->group_hi);
+	f->by_target = malloc((f->n + 1) * sizeof(*f->by_target));
+	f->group_lo = malloc((f->n + 1) * sizeof(*f->group_lo));
+	f->group_hi = malloc((f->n + 1) * sizeof(*f->group_hi));
+	ok = ok && f->by_target && f->group_lo && f->group_hi;
+	for (i = 0; ok && i < f->n; i++) {
+		k[i] = (struct fleet_keyed){ fleet_target_key(&f->disk[i]), i };
+		ok = k[i].key != NULL;
+	}
+	if (ok) {
+		qsort(k, f->n, sizeof(*k), fleet_keyed_cmp);
+		for (start = i = 0; i < f->n; i++) {
+			f->by_target[i] = k[i].row;
+			if (i + 1 < f->n && !strcmp(k[i].key, k[i + 1].key))
+				continue;
+			for (j = start; j <= i; j++) {
+				f->group_lo[k[j].row] = start;
+				f->group_hi[k[j].row] = i + 1;
+			}
+			start = i + 1;
+		}
+	}
+	for (i = 0; k && i < f->n; i++)
+		free(k[i].key);
+	free(k);
+	if (!ok)
+		guac_err("out of memory");
+	return ok;
 }
 
 /*
@@ -548,13 +814,13 @@ static bool fleet_overlap(const struct guac_fleet_disk *a, const struct guac_fle
  */
 static void fleet_supersede(struct guac_fleet *f)
 {
-	unsigned int i, j;
+	unsigned int i, j, g;
 	uint64_t at;
 
 	for (i = 0; i < f->n; i++) {
 		struct guac_fleet_disk *a = &f->disk[i];
 
-		for (j = 0; j < f->n; j++) {
+		fleet_for_target(f, i, g, j) {
 			const struct guac_fleet_disk *b = &f->disk[j];
 			int order;
 
@@ -589,21 +855,25 @@ static void fleet_supersede(struct guac_fleet *f)
  */
 static bool fleet_drop_other_runs(struct guac_fleet *f)
 {
-	unsigned int i, j, n = 0;
+	unsigned int i, j, k, n = 0;
 	bool *drop = calloc(f->n ? f->n : 1, sizeof(*drop));
 
-	if (!drop) {
+	if (!drop || !fleet_group(f)) {
+		free(drop);
 		guac_err("out of memory");
 		return false;
 	}
 	for (i = 0; i < f->n; i++)
-		for (j = 0; j < f->n && f->disk[i].other_run && !drop[i]; j++)
+		fleet_for_target(f, i, k, j) {
+			if (!f->disk[i].other_run || drop[i])
+				break;
 			drop[i] = j != i && strcmp(f->disk[j].state, "INVALID") &&
 				  (f->disk[j].other_run ? j < i : strcmp(f->disk[j].state, "MISSING")) &&
 				  fleet_same_identity(f, &f->disk[i], &f->disk[j]);
+		}
 	for (i = 0; i < f->n; i++) {
 		if (drop[i]) {
-			free(f->disk[i].part);
+			fleet_row_free(&f->disk[i]);
 			continue;
 		}
 		if (n != i)
@@ -639,14 +909,19 @@ static bool fleet_is_part(const struct guac_fleet_disk *d)
  */
 static bool fleet_missing_shards(struct guac_fleet *f)
 {
-	unsigned int i, j, k, n = f->n;
+	unsigned int i, j, k, g, n = f->n;
 	unsigned char *seen;
 
+	if (!fleet_group(f))
+		return false;
 	for (i = 0; i < n; i++) {
 		bool first = fleet_is_part(&f->disk[i]);
 
-		for (j = 0; j < i && first; j++)
+		fleet_for_target(f, i, g, j) {
+			if (j >= i || !first)
+				break;
 			first = !(fleet_is_part(&f->disk[j]) && fleet_same_fill(&f->disk[j], &f->disk[i]));
+		}
 		if (!first)
 			continue;	/* not a part, or its fill was counted at its first row */
 		seen = calloc(f->disk[i].shard_count, 1);
@@ -654,8 +929,9 @@ static bool fleet_missing_shards(struct guac_fleet *f)
 			guac_err("out of memory");
 			return false;
 		}
-		for (j = i; j < n; j++)
-			if (fleet_is_part(&f->disk[j]) && fleet_same_fill(&f->disk[j], &f->disk[i]))
+		fleet_for_target(f, i, g, j)
+			if (j >= i && fleet_is_part(&f->disk[j]) &&
+			    fleet_same_fill(&f->disk[j], &f->disk[i]))
 				seen[f->disk[j].shard_index] = 1;
 		for (k = 0; k < f->disk[i].shard_count; k++) {
 			struct guac_fleet_disk *m, *s;
@@ -668,7 +944,10 @@ static bool fleet_missing_shards(struct guac_fleet *f)
 				return false;
 			}
 			s = &f->disk[i];	/* fleet_new may have moved the rows */
-			snprintf(m->target, sizeof(m->target), "%s", s->target);
+			if (!fleet_set(&m->target, s->target)) {
+				free(seen);
+				return false;
+			}
 			snprintf(m->serial, sizeof(m->serial), "%s", s->serial);
 			snprintf(m->wwid, sizeof(m->wwid), "%s", s->wwid);
 			m->shard_index = k;
@@ -703,9 +982,9 @@ static uint64_t fleet_covered(const struct guac_fleet *f, unsigned int i, uint64
 	const struct guac_fleet_disk *d = &f->disk[i];
 	uint64_t covered = 0, end = 0;
 	size_t n = 0, k;
-	unsigned int j, p;
+	unsigned int j, p, g;
 
-	for (j = 0; j < f->n; j++) {
+	fleet_for_target(f, i, g, j) {
 		const struct guac_fleet_disk *e = &f->disk[j];
 
 		if (j != i && !(fleet_is_part(d) && fleet_is_part(e) && fleet_same_fill(d, e)))
@@ -777,12 +1056,14 @@ static bool fleet_whole(struct guac_fleet *f)
 
 bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 {
-	unsigned int i, j, bad = 0;
+	unsigned int i, j, g, bad = 0;
 
-	if (!fleet_drop_other_runs(f) || !fleet_missing_shards(f))
+	if (!fleet_index_hosts(f) || !fleet_drop_other_runs(f) || !fleet_missing_shards(f))
 		return false;
 	if (f->n)	/* no disk, no array: qsort(NULL, 0, ...) is undefined */
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
+	if (!fleet_group(f))
+		return false;
 	fleet_supersede(f);
 	if (f->whole && !fleet_whole(f))
 		return false;
@@ -791,9 +1072,11 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 	 * report to guess (a copy, an older fill kept elsewhere): both are named.
 	 */
 	for (i = 0; i < f->n; i++) {
-		for (j = 0; j < i; j++) {
+		fleet_for_target(f, i, g, j) {
 			char own[64];
 
+			if (j >= i)
+				break;
 			if (!fleet_same_disk(f, &f->disk[i], &f->disk[j]))
 				continue;
 			snprintf(own, sizeof(own), "%s", f->disk[i].state);
@@ -1199,8 +1482,12 @@ void guac_fleet_free(struct guac_fleet *f)
 	unsigned int i;
 
 	for (i = 0; i < f->n; i++)
-		free(f->disk[i].part);
+		fleet_row_free(&f->disk[i]);
 	free(f->disk);
 	free(f->line);
+	fleet_free_hosts(f);
+	free(f->by_target);
+	free(f->group_lo);
+	free(f->group_hi);
 	memset(f, 0, sizeof(*f));
 }

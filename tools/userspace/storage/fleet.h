@@ -21,9 +21,13 @@ struct guac_fleet_part {
 };
 
 struct guac_fleet_disk {
-	char source[4096];		/* the manifest's path; or "expected:LINE" */
+	/*
+	 * Allocated to their length (issue 35, item 6: fixed 4096-byte paths
+	 * made 16 KiB a disk), never NULL once the row is added.
+	 */
+	char *source;			/* the manifest's path; or "expected:LINE" */
 	char host[256];			/* empty: unknown */
-	char target[4096];
+	char *target;
 	char serial[256], wwid[256];
 	unsigned int shard_index, shard_count;
 	uint64_t size;			/* the target's bytes */
@@ -32,7 +36,7 @@ struct guac_fleet_disk {
 	bool places;			/* the bad ranges and classes are known */
 	uint64_t classes[GUAC_MANIFEST_NCLASSES];
 	unsigned int nbad;
-	struct guac_manifest_bad bad[GUAC_MANIFEST_MAX_BAD];
+	struct guac_manifest_bad *bad;	/* @nbad of them, allocated; NULL when none */
 	unsigned int nparts;
 	struct guac_fleet_part *part;
 	uint64_t device_offset;		/* the fill's place, for duplicates */
@@ -67,6 +71,17 @@ struct guac_fleet {
 	/* The expected list's lines (guac_fleet_expect): their hosts count in host matching. */
 	struct guac_fleet_line *line;
 	unsigned int nlines;
+	/*
+	 * Indexes made once rather than a search of every row for every pair of
+	 * rows (issue 35, item 6: a report over 100 000 disks): the long host
+	 * names the rows and lines know, by short name (fleet_host_eq), and the
+	 * rows by target: the rows of row i's target are
+	 * by_target[group_lo[i]] to by_target[group_hi[i] - 1], in row order.
+	 */
+	char **longs;
+	size_t nlongs;
+	bool longs_built;
+	unsigned int *by_target, *group_lo, *group_hi;
 };
 
 /*

@@ -56,10 +56,14 @@ checkpatch: deps
 #
 # A suite is named NAME@GROUP when it shares what it builds with others of
 # GROUP: scripts/check-suites.sh runs two suites at a time (GUAC_CHECK_JOBS),
-# never two of one group. CHECK_LATE_SUITES boot the test kernels
-# (CHECK_KERNELS, built by the prefetch in the background), so they come last.
+# never two of one group. The tools all of them use are built first;
+# CHECK_FIRST_SUITES start first (the test kernels' builds, at the suites'
+# priority: GUAC_BUILD_NICE=0), and CHECK_LATE_SUITES, which boot those
+# kernels, last. CHECK_KERNELS: what the prefetch prepares in the background
+# (the clang tree).
 HOST_STATE := $(BUILD)/host-state
 PREFETCH   := $(BUILD)/prefetch.log
+CHECK_FIRST_SUITES :=
 CHECK_SUITES :=
 CHECK_LATE_SUITES :=
 CHECK_KERNELS :=
@@ -73,8 +77,9 @@ check:
 	tests/host/host-guard.sh record $(HOST_STATE)
 	$(MAKE) --no-print-directory deps
 	GUAC_PREFETCH_KERNELS="$(CHECK_KERNELS) $(CHECK_KERNELS_EXTRA)" scripts/prefetch.sh start $(PREFETCH)
-	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_LATE_SUITES) $(CHECK_EXTRA) \
-		--last host-unchanged
+	$(MAKE) --no-print-directory tools vm-tools
+	GUAC_BUILD_NICE=0 MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_FIRST_SUITES) $(CHECK_SUITES) \
+		$(CHECK_LATE_SUITES) $(CHECK_EXTRA) --last host-unchanged
 
 # make check's last suite: the prefetch is done, and the host's kernels and
 # /boot are as they were before make check.
@@ -84,7 +89,8 @@ host-unchanged:
 
 # The suites alone, without the host guard and the prefetch.
 check-suites: deps
-	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_SUITES) $(CHECK_LATE_SUITES) $(CHECK_EXTRA)
+	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_FIRST_SUITES) $(CHECK_SUITES) $(CHECK_LATE_SUITES) \
+		$(CHECK_EXTRA)
 
 # Host-side tests of the harness itself: the host guard, the triage of the
 # KCSAN run's reports, docs/device.md's edges table against the VM suite's
@@ -102,7 +108,7 @@ clean:
 
 # Each suite's targets live in its own fragment.
 include $(sort $(wildcard scripts/make/*.mk))
-CHECK_SUITES += check-user@loop checkpatch check-host@vm-tools
+CHECK_SUITES += check-user@loop checkpatch check-host
 
 .PHONY: all module module-clean install tools deps check-user checkpatch check check-suites check-host host-unchanged clean \
 	guac-arm64 check-user-arm64

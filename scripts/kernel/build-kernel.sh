@@ -35,7 +35,8 @@
 # The kbuild directory holds the image (arch/x86/boot/bzImage,
 # arch/arm64/boot/Image) and serves as KDIR for out-of-tree modules. Environment: GUACRNG_CACHE (default GUAC_VM_CACHE, else
 # /var/cache/guacrng),
-# KERNEL_SOURCE_PKG (default linux-source-6.12), JOBS (default 2).
+# KERNEL_SOURCE_PKG (default linux-source-6.12), JOBS (default 2),
+# GUAC_BUILD_NICE (default 10; make check's own suites set 0).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -166,7 +167,7 @@ build() {
 
 	log "building $variant with -j$jobs ${toolchain[*]} ${target:-(the kernel)} (log: $out/build.log)"
 	# shellcheck disable=SC2086
-	nice -n 10 make -C "$src" O="$out" ARCH="$karch" "${toolchain[@]}" -j"$jobs" $target \
+	nice -n "${GUAC_BUILD_NICE:-10}" make -C "$src" O="$out" ARCH="$karch" "${toolchain[@]}" -j"$jobs" $target \
 		>"$out/build.log" 2>&1 || {
 		tail -n 30 "$out/build.log" >&2
 		die "kernel build failed: see $out/build.log"

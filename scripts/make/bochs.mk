@@ -26,7 +26,7 @@ check-avx512-module: deps vm-tools
 check-avx512-kunit: deps vm-tools
 	scripts/bochs/check.sh kunit
 
-CHECK_SUITES += check-avx512-module@vm-tools
-CHECK_ALL_SUITES += check-avx512-kunit@vm-tools
+CHECK_SUITES += check-avx512-module
+CHECK_ALL_SUITES += check-avx512-kunit
 
 .PHONY: check-avx512 check-avx512-module check-avx512-kunit

@@ -46,15 +46,16 @@ check-kunit-arm64: deps guac-arm64
 	VM_CPU= scripts/kernel/run-debug.sh --variant arm64 kunit
 	VM_CPU=cortex-a57 scripts/kernel/run-debug.sh --variant arm64 kunit
 
-# They boot the test kernels, which scripts/prefetch.sh builds in the
-# background from make check's start (GUAC_PREFETCH_KERNELS): they come last
-# (CHECK_LATE_SUITES), to find them built. The KCSAN kernel's suites are make
-# check-all's: its build is the costliest of make check's cold start (about
-# 14 minutes of both CPUs, docs/testing.md), and the debug kernel's suites
-# (KASAN, lockdep, UBSAN) stay; check-clang builds the module with clang.
-CHECK_LATE_SUITES += kunit@vm-tools check-debug@vm-tools check-kunit-arm64@arm64
-CHECK_ALL_SUITES += kunit-kcsan@vm-tools check-kcsan@vm-tools
-CHECK_KERNELS += debug arm64
-CHECK_ALL_KERNELS += kcsan
+# make check builds the test kernels first, as suites of their own (a second
+# on a warm cache; cold, their times are in the summary), beside the first
+# other suites, and the suites that boot them come last (CHECK_LATE_SUITES).
+# The KCSAN kernel's suites are make check-all's: its build is the costliest
+# of make check's cold start (about 14 minutes of both CPUs, docs/testing.md);
+# the debug kernel's (KASAN, lockdep, UBSAN) stay, and check-clang builds the
+# module with clang. Groups: a kernel's two suites build the module into one
+# build/vm/LABEL.
+CHECK_FIRST_SUITES += debug-kernel@kernel arm64-kernel@kernel
+CHECK_LATE_SUITES += kunit@debug check-debug@debug check-kunit-arm64@arm64
+CHECK_ALL_SUITES += kcsan-kernel@kernel kunit-kcsan@kcsan check-kcsan@kcsan
 
 .PHONY: debug-kernel kcsan-kernel arm64-kernel kunit kunit-kcsan check-debug check-kcsan check-kunit-arm64

@@ -40,10 +40,17 @@ VMTEST_SRCS := $(wildcard $(VMTEST_DIR)/*.c)
 vm-guac:
 	$(MAKE) -C tools/userspace O=$(VM_USER) CC="$(CC) -static"
 
+# Linked again only when a source or the library changed, and put in place by
+# rename: make check's suites run side by side, each asking for it.
 $(VM_BUILD)/guac-vmtest: $(VMTEST_SRCS) $(VMTEST_DIR)/vmtest.h vm-guac
-	$(CC) -static -O2 -g -std=c11 -Wall -Wextra -Werror -pthread \
-		-I$(TOP)/tools/userspace/include -I$(TOP)/include -I$(TOP)/tools/userspace/lib \
-		-o $@ $(VMTEST_SRCS) $(VM_USER)/util.o $(VM_USER)/libguac.a
+	@if [ ! -e $@ ] || [ -n "$$(find $(VMTEST_SRCS) $(VMTEST_DIR)/vmtest.h $(VM_USER)/util.o \
+		$(VM_USER)/libguac.a -newer $@ 2>/dev/null)" ]; then \
+		echo "linking $@"; \
+		$(CC) -static -O2 -g -std=c11 -Wall -Wextra -Werror -pthread \
+			-I$(TOP)/tools/userspace/include -I$(TOP)/include -I$(TOP)/tools/userspace/lib \
+			-o $@.$$$$ $(VMTEST_SRCS) $(VM_USER)/util.o $(VM_USER)/libguac.a && \
+		mv -f $@.$$$$ $@; \
+	fi
 
 vm-tools: vm-guac $(VM_BUILD)/guac-vmtest
 
@@ -82,11 +89,21 @@ demo:
 check-vm-retry: deps vm-tools
 	TESTS=$(TOP)/tests/vm/test_boot_retry.sh scripts/run-suites.sh vm-retry
 
-# Groups (scripts/check-suites.sh runs two suites at a time, never two of
-# one group): vm-tools relinks build/vm/guac-vmtest and builds the module
-# into build/vm/KVER; arm64 relinks build/arm64/.
-CHECK_SUITES += vm-check@vm-tools check-vm-retry@vm-tools
+# make check runs the x86 matrix as one suite per kernel (vm-check-6.1,
+# vm-check-5.10-smoke, ...: scripts/vm/lib.sh's GUAC_CHECK_KERNELS, ":" made
+# "-"), so that scripts/check-suites.sh runs them side by side with the rest:
+# each kernel builds and boots in build/vm/KVER of its own, and build-module.sh
+# takes a lock per kernel for the suites that share one (6.12).
+VM_CHECK_SERIES := $(shell GUAC_TOP=$(TOP) sh -c '. $(TOP)/scripts/vm/lib.sh && echo "$$GUAC_CHECK_KERNELS"')
+vm-check-%: deps vm-tools
+	scripts/vm/check.sh $(subst -smoke,:smoke,$*)
+
+# Groups (two suites of one group never run at once): arm64 relinks
+# build/arm64/.
+CHECK_SUITES += $(addprefix vm-check-,$(subst :,-,$(VM_CHECK_SERIES))) check-vm-retry
 CHECK_SUITES += vm-check-arm64@arm64
+# check-all: the smoke kernels' full suites too.
+CHECK_ALL_SUITES += vm-check-5.10 vm-check-6.12-rt
 
 # Everything make check runs, with the full VM suite on the whole matrix.
 check-all:

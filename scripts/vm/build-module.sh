@@ -55,13 +55,21 @@ build_variant() {
 	fi
 }
 
+# make check runs suites side by side, several of which build for one kernel
+# (vm-check, check-vm-retry and check-secureboot for 6.12): one builder of a
+# directory at a time, the next finds it built. The modules are put in
+# place by rename, so a reader never sees half of one.
+mkdir -p "$out"
+exec 8>"$out/.build.lock"
+flock 8
 guac_log "building guacrng.ko and its test variant for $kver${inside:+ in the $toolchain chroot}"
 # The module users install, and the test variant with the test-only
 # parameters (testing.c) that the fault scenarios need.
 build_variant "$out"
 build_variant "$out/test" GUAC_TEST=y
-cp "$out/src/drivers/guacrng/guacrng.ko" "$out/guacrng.ko"
-cp "$out/test/src/drivers/guacrng/guacrng.ko" "$out/guacrng-test.ko"
+cp "$out/src/drivers/guacrng/guacrng.ko" "$out/.guacrng.ko.$$" && mv -f "$out/.guacrng.ko.$$" "$out/guacrng.ko"
+cp "$out/test/src/drivers/guacrng/guacrng.ko" "$out/.guacrng-test.ko.$$" &&
+	mv -f "$out/.guacrng-test.ko.$$" "$out/guacrng-test.ko"
 
 # What users get takes only the parameters documented for them.
 params=$(modinfo -F parm "$out/guacrng.ko" | sed 's/:.*//' | LC_ALL=C sort | tr '\n' ' ')

@@ -1120,7 +1120,9 @@ int guac_cmd_write(int argc, char **argv)
 			       io.base + j->start + d, io.base + j->end - 1);
 		}
 	}
-	if (first_err || io.sync_error)
+	/* The target's I/O, not this machine's memory or limits: exit status 3. */
+	if ((first_err && first_err != ENOMEM && first_err != EAGAIN && first_err != EMFILE &&
+	     first_err != ENFILE) || io.sync_error)
 		return GUAC_EXIT_IO;
 	if (failed)
 		return GUAC_EXIT_ERROR;

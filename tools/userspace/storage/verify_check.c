@@ -1322,8 +1322,13 @@ int verify_exit_status(const struct verify_run *run)
 
 	if (!strcmp(r, "ok"))
 		return GUAC_EXIT_OK;
+	/* A read error or unreadable sectors: the target's I/O; not memory or limits. */
 	if (!strcmp(r, "error"))
-		return GUAC_EXIT_IO;	/* a read error, unreadable sectors */
+		return !verify_unreadable_any(run) && (run->fatal_errno == ENOMEM ||
+						       run->fatal_errno == EAGAIN ||
+						       run->fatal_errno == EMFILE ||
+						       run->fatal_errno == ENFILE) ?
+		       GUAC_EXIT_ERROR : GUAC_EXIT_IO;
 	if (!strcmp(r, "interrupted"))
 		return VERIFY_EXIT_INTERRUPTED;
 	return GUAC_EXIT_FAIL;

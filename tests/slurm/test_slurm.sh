@@ -428,12 +428,14 @@ else
 	not_ok "c5: cannot build the write-slowing shim" "$d/cc.err"
 fi
 
-# c6: the check interrupted too (scancel --signal=TERM --full mid-check of
-# c4's part 0, its reads slowed by the shim): the task passes TERM on to guac
-# verify, which saves its progress in the part; the task requeues itself and
-# resumes the check from there, and ends COMPLETED 0:0 with an OK for the
-# whole part.
-d=$w/c4
+# c6: the check interrupted too (scancel --signal=TERM --full mid-check of a
+# part never checked, its reads slowed by the shim): the task passes TERM on
+# to guac verify, which saves its progress in the part; the task requeues
+# itself and resumes the check from there, and ends COMPLETED 0:0 with an OK
+# for the whole part.
+d=$w/c6
+mkdir -p "$d/parts"
+"$GUAC" write --length 512M --origin 46 -m "$d/parts/part-0.json" "$d/lun.img" >/dev/null 2>&1
 if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwrite.c" -ldl 2>"$d/cc.err"; then
 	ver=$(LD_PRELOAD="$d/slow.so" SLOW_READS=1 SLOW_INO="$(stat -c %i "$d/lun.img")" SLOW_NS=2000000 \
 		sbatch --parsable -D "$d" -c 1 --array=0 "$ex/verify-shard.sbatch" "$d/parts")
@@ -444,7 +446,7 @@ if ${CC:-cc} -shared -fPIC -o "$d/slow.so" "$top/tests/userspace/shims/slow_pwri
 	wait_jobs "$ver"
 	checkl "c6: TERM mid-check: the verify task requeued itself, resumed from its saved progress, COMPLETED 0:0" \
 		"all_ok $ver && grep -q 'interrupted: requeued' '$d'/guac-verify-${ver}_0.log &&
-		 grep -Eq '^OK: 2147483648 bytes .* [1-9][0-9]* of them checked by the run resumed' '$d'/guac-verify-${ver}_0.log &&
+		 grep -Eq '^OK: 536870912 bytes .* [1-9][0-9]* of them checked by the run resumed' '$d'/guac-verify-${ver}_0.log &&
 		 scontrol -o show job ${ver}_0 | grep -q 'Restarts=1'" "$d"/guac-verify-"$ver"*.log
 else
 	not_ok "c6: cannot build the read-slowing shim" "$d/cc.err"

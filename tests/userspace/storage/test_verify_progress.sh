@@ -107,6 +107,14 @@ check "a sub-range never written (after byte $done_b): exit 1, INCOMPLETE, not O
 "$GUAC" verify -m "$tmp/one.json" --skip $((done_b - 4096)) --length 8192 >"$tmp/o" 2>&1
 check "a sub-range half written: exit 1, INCOMPLETE 4096 bytes" \
 	"[ \$? -eq 1 ] && grep -q '^INCOMPLETE: the manifest records 4096 bytes' '$tmp/o' && ! grep -q '^OK' '$tmp/o'"
+check "... and it says the written part matched (issue 36, U10)" \
+	"grep -q '^INCOMPLETE: .*only the written ones were checked, and they all match the stream' '$tmp/o'"
+dd if=/dev/zero of="$tmp/one.img" bs=512 seek=$(((done_b - 4096) / 512)) count=1 conv=notrunc status=none
+"$GUAC" verify -m "$tmp/one.json" --skip $((done_b - 4096)) --length 8192 >"$tmp/o" 2>&1
+check "... or that it did not, when a written sector is bad" \
+	"[ \$? -eq 1 ] && grep -q '^INCOMPLETE: .*only the written ones were checked, and they do not all match (above)' '$tmp/o'"
+"$GUAC" gen --origin 0 --offset $((done_b - 4096)) --length 512 |
+	dd of="$tmp/one.img" bs=512 seek=$(((done_b - 4096) / 512)) count=1 conv=notrunc status=none	# mended
 "$GUAC" verify -m "$tmp/one.json" --length 1M >"$tmp/o" 2>&1
 check "the written part of it: exit 0" "[ \$? -eq 0 ] && grep -q '^OK: 1048576 bytes' '$tmp/o'"
 "$GUAC" write --origin 0 --shard 1/3 -n 3M -m "$tmp/part-1.json" "$tmp/p.img" >/dev/null 2>&1

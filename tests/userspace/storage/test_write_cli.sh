@@ -39,6 +39,8 @@ wait $pid
 rc=$?
 check "SIGINT: exit 130, INTERRUPTED with the durable count" \
 	"[ $rc -eq 130 ] && grep -q '^INTERRUPTED: [0-9]* of 4294967296 bytes' '$tmp/int.txt'"
+check "... whose range is said to be the fill's, not what is durable (issue 36, U10)" \
+	"grep -q '^INTERRUPTED: [0-9]* of 4294967296 bytes ([^)]*) durable (fsynced), of the fill at device bytes 0-4294967295 ' '$tmp/int.txt'"
 check "SIGINT: the manifest says interrupted" "grep -q '\"status\": \"interrupted\"' '$tmp/int.json'"
 done_bytes=$(grep -o '"done": [0-9]*' "$tmp/int.json" | sed 's/.*: //')
 check "SIGINT: the recorded $done_bytes bytes verify" \

@@ -1095,10 +1095,14 @@ int guac_cmd_write(int argc, char **argv)
 		printf("INTERRUPTED: ");
 	else
 		printf("DURABLE: ");
-	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced) at device bytes %" PRIu64
+	/*
+	 * Short of the whole, the range is the fill's, not what is durable: say
+	 * so (issue 36, U10; the job lines below say which bytes are).
+	 */
+	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced)%s at device bytes %" PRIu64
 	       "-%" PRIu64 " of %s '%s': stream offset %s, origin %" PRIu64,
-	       durable, total, human, io.base, io.base + total - 1,
-	       t.kind == GUAC_TARGET_BLOCK ? "block device" : "file", a.target,
+	       durable, total, human, durable == total ? "" : ", of the fill", io.base,
+	       io.base + total - 1, t.kind == GUAC_TARGET_BLOCK ? "block device" : "file", a.target,
 	       guac_spos_str(soff, sizeof(soff), stream.start), a.origin);
 	if (shard.count > 1)
 		printf(", shard %u/%u", shard.index, shard.count);

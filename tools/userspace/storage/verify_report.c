@@ -474,10 +474,14 @@ void verify_report_text(const struct verify_run *run)
 	if (run->short_data)
 		printf("SHORT: the data ends at byte %" PRIu64 ", %" PRIu64 " bytes before the "
 		       "requested %" PRIu64 "\n", run->short_at, run->end - run->short_at, run->end);
+	/* And whether what was written matched: the line alone left that open (U10). */
 	if (run->incomplete)
 		printf("INCOMPLETE: the manifest records %" PRIu64 " bytes that were never "
-		       "written (status \"%s\"); only the written ones were checked\n",
-		       run->incomplete, run->manifest->status);
+		       "written (status \"%s\"); only the written ones were checked, and %s\n",
+		       run->incomplete, run->manifest->status,
+		       run->mismatch.nranges || run->unreadable.nranges || run->earlier_bad ||
+		       run->earlier_unreadable || run->short_data ?
+		       "they do not all match (above)" : "they all match the stream");
 	if (!run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
 		char soff[32];
 

@@ -49,9 +49,26 @@ check "--resume of a complete fill writes nothing (exit 0)" \
 cp "$m" "$tmp/m.keep"
 "$GUAC" write --length 1G --origin 12 --resume -m "$m" "$f" >"$tmp/o4" 2>&1
 check "--resume with another origin is refused (exit 2), nothing written" \
-	"[ \$? -eq 2 ] && grep -q 'records another fill (its origin differs' '$tmp/o4' && cmp -s '$m' '$tmp/m.keep'"
+	"[ \$? -eq 2 ] && grep -q 'records another fill: its origin differs (recorded' '$tmp/o4' && cmp -s '$m' '$tmp/m.keep'"
 "$GUAC" write --length 512M --origin 11 --resume -m "$m" "$f" >"$tmp/o4" 2>&1
-check "--resume with another length is refused" "[ \$? -eq 2 ] && grep -q 'its length differs' '$tmp/o4'"
+check "--resume with another length is refused, with both values" \
+	"[ \$? -eq 2 ] && grep -q 'its length differs (recorded 1073741824, given 536870912; without it --resume takes the recorded one)' '$tmp/o4'"
+# --resume takes the recorded options (issue 36, U10): an interrupted fill of
+# 1 GiB at --seek 4096 with --bs 256K and its origin resumes from the
+# manifest alone, and the whole verifies.
+p=$tmp/p.img pm=$tmp/p.json
+"$GUAC" write --length 1G --seek 4096 --bs 256K --origin 21 -m "$pm" "$p" >/dev/null 2>&1 &
+pid=$!
+wait_written $pid 50000000
+kill -INT $pid
+wait $pid
+"$GUAC" write --resume -m "$pm" "$p" >"$tmp/o7" 2>&1
+rc=$?
+check "--resume -m M TARGET alone: the recorded --seek, --length, --bs and origin taken (exit 0)" \
+	"[ $rc -eq 0 ] && grep -q '^resuming ' '$tmp/o7' && grep -q '^OK: 1073741824 of 1073741824 bytes .* at device bytes 4096-1073745919 .*origin 21; .* bs 262144' '$tmp/o7'"
+"$GUAC" verify -m "$pm" >"$tmp/o8" 2>&1
+check "... and the fill verifies whole" "[ \$? -eq 0 ] && grep -q '^OK: 1073741824 bytes' '$tmp/o8'"
+rm -f "$p"
 "$GUAC" write --length 1M --origin 11 --resume "$tmp/g" >"$tmp/o5" 2>&1
 check "--resume without --manifest is a usage error" \
 	"[ \$? -eq 2 ] && grep -q 'resume needs --manifest' '$tmp/o5' && [ ! -e '$tmp/g' ]"

@@ -36,7 +36,7 @@
 struct write_args {
 	const char *target;
 	uint64_t origin, offset, length, seek, bs, jobs;
-	bool length_given, origin_given;
+	bool length_given, origin_given, offset_given, seek_given, bs_given;
 	enum guac_direct direct;
 	bool sync, resume, allow_overcommit;
 	bool force, dry_run;		/* past the refusals (signatures, an aliasing origin); only print the plan */
@@ -80,8 +80,9 @@ static void write_usage(FILE *f)
 		"                       of another stream range moves into its history; not\n"
 		"                       TARGET itself\n"
 		"      --resume         continue the fill the manifest records, from its durable\n"
-		"                       bytes (a requeued batch task); the same options and\n"
-		"                       target are needed; no manifest yet: a new fill; a\n"
+		"                       bytes (a requeued batch task) with its options (--origin,\n"
+		"                       --offset, --seek, --length, --bs: any given must match)\n"
+		"                       and target; no manifest yet: a new fill; a\n"
 		"                       writer killed outright resumes from what it recorded\n"
 		"                       while writing (every GUAC_CHECKPOINT_SECONDS, 10)\n"
 		"      --allow-overcommit  write a file even when the length is more than its\n"
@@ -209,6 +210,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		case 'o':
 			if (!guac_parse_u64("offset", optarg, &a->offset))
 				return GUAC_EXIT_ERROR;
+			a->offset_given = true;
 			break;
 		case 'n':
 			if (!guac_parse_u64("length", optarg, &a->length))
@@ -223,6 +225,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		case 'S':
 			if (!guac_parse_u64("seek", optarg, &a->seek))
 				return GUAC_EXIT_ERROR;
+			a->seek_given = true;
 			break;
 		case 'D':
 		case 'B':
@@ -239,6 +242,7 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 				guac_err("invalid block size '%s': expected 512 to 64M", optarg);
 				return GUAC_EXIT_ERROR;
 			}
+			a->bs_given = true;
 			break;
 		case 'j':
 			if (!guac_parse_u64("job count", optarg, &a->jobs))
@@ -503,19 +507,34 @@ static const char *write_resume_differs(const struct write_args *a, const struct
 					const struct guac_shard *shard, const struct guac_target *t,
 					const char *target_abs)
 {
-	return a->origin_given && old->origin != a->origin ? "origin" :
-	       old->stream_offset != a->offset ? "stream offset (--offset)" :
-	       old->device_offset != a->seek ? "device offset (--seek)" :
-	       old->length != a->length ? "length" :
-	       old->block_size != a->bs ? "block size (--bs)" :
-	       old->sector_size != t->sector ? "sector size" :
-	       old->shard_index != shard->index || old->shard_count != shard->count ? "shard" :
-	       strcmp(old->target_path, target_abs) ? "target path" :
+	static char why[160];
+	const char *name = NULL;
+	uint64_t was = 0, now = 0;
+
+	/* The numbers with their values: the one to give again, or to leave out. */
+	if (a->origin_given && old->origin != a->origin)
+		name = "origin", was = old->origin, now = a->origin;
+	else if (old->stream_offset != a->offset)
+		name = "stream offset (--offset)", was = old->stream_offset, now = a->offset;
+	else if (old->device_offset != a->seek)
+		name = "device offset (--seek)", was = old->device_offset, now = a->seek;
+	else if (old->length != a->length)
+		name = "length", was = old->length, now = a->length;
+	else if (old->block_size != a->bs)
+		name = "block size (--bs)", was = old->block_size, now = a->bs;
+	if (name) {
+		snprintf(why, sizeof(why), "%s differs (recorded %" PRIu64 ", given %" PRIu64
+			 "; without it --resume takes the recorded one)", name, was, now);
+		return why;
+	}
+	return old->sector_size != t->sector ? "sector size differs" :
+	       old->shard_index != shard->index || old->shard_count != shard->count ? "shard differs" :
+	       strcmp(old->target_path, target_abs) ? "target path differs" :
 	       strcmp(old->target_type, t->kind == GUAC_TARGET_BLOCK ? "block" : "file") ?
-	       "target type" :
-	       strcmp(old->serial, t->serial) ? "target serial" :
-	       strcmp(old->wwid, t->wwid) ? "target WWN" :
-	       old->direct != t->direct ? "I/O mode (--direct/--buffered)" : NULL;
+	       "target type differs" :
+	       strcmp(old->serial, t->serial) ? "target serial differs" :
+	       strcmp(old->wwid, t->wwid) ? "target WWN differs" :
+	       old->direct != t->direct ? "I/O mode (--direct/--buffered) differs" : NULL;
 }
 
 /* "1.50 GiB" of @n, for the messages below. */
@@ -777,6 +796,29 @@ int guac_cmd_write(int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
+	if (a.manifest && !access(a.manifest, F_OK)) {
+		if (!guac_manifest_load(a.manifest, &old)) {
+			guac_err("refusing to write: '%s' exists and is not a valid manifest "
+				 "(move it away to start a new one)", a.manifest);
+			return GUAC_EXIT_ERROR;
+		}
+		have_old = true;
+	}
+	/*
+	 * --resume continues the recorded fill: the options it was written with
+	 * are taken from there when not given again (issue 36, U10); a given one
+	 * that differs is refused below, named.
+	 */
+	if (a.resume && have_old) {
+		a.origin = a.origin_given ? a.origin : old.origin;
+		a.offset = a.offset_given ? a.offset : old.stream_offset;
+		a.seek = a.seek_given ? a.seek : old.device_offset;
+		a.length = a.length_given ? a.length : old.length;
+		a.bs = a.bs_given ? a.bs : old.block_size;
+		if (a.direct == GUAC_DIRECT_DEFAULT)
+			a.direct = old.direct ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
+		a.origin_given = a.length_given = true;
+	}
 	if (!write_host(&a, m.host, sizeof(m.host)) || !write_run(&a, m.run, sizeof(m.run)))
 		return GUAC_EXIT_ERROR;
 	if (!write_checkpoint_seconds(&io.checkpoint_seconds))
@@ -863,14 +905,6 @@ int guac_cmd_write(int argc, char **argv)
 	}
 	if (a.manifest && write_manifest_dir_unwritable(a.manifest))
 		return GUAC_EXIT_ERROR;
-	if (a.manifest && !access(a.manifest, F_OK)) {
-		if (!guac_manifest_load(a.manifest, &old)) {
-			guac_err("refusing to write: '%s' exists and is not a valid manifest "
-				 "(move it away to start a new one)", a.manifest);
-			return GUAC_EXIT_ERROR;
-		}
-		have_old = true;
-	}
 	/* The fill's origin: fresh, or the one given if it does not alias a recorded fill. */
 	{
 		uint64_t end = t.kind == GUAC_TARGET_BLOCK || t.size > a.seek + a.length ?
@@ -928,8 +962,8 @@ int guac_cmd_write(int argc, char **argv)
 		const char *why = write_resume_differs(&a, &old, &shard, &t, target_abs);
 
 		if (why) {
-			guac_err("cannot resume: '%s' records another fill (its %s differs from this "
-				 "write's); nothing written", a.manifest, why);
+			guac_err("cannot resume: '%s' records another fill: its %s; nothing written",
+				 a.manifest, why);
 			guac_target_close(&t);
 			return GUAC_EXIT_ERROR;
 		}

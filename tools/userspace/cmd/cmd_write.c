@@ -796,20 +796,19 @@ int guac_cmd_write(int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
-	if (a.manifest && !access(a.manifest, F_OK)) {
+	/*
+	 * --resume continues the recorded fill: the options it was written with
+	 * are taken from there when not given again (issue 36, U10); a given one
+	 * that differs is refused below, named.
+	 */
+	if (a.resume && !write_manifest_is_target(a.manifest, a.target) &&
+	    !access(a.manifest, F_OK)) {
 		if (!guac_manifest_load(a.manifest, &old)) {
 			guac_err("refusing to write: '%s' exists and is not a valid manifest "
 				 "(move it away to start a new one)", a.manifest);
 			return GUAC_EXIT_ERROR;
 		}
 		have_old = true;
-	}
-	/*
-	 * --resume continues the recorded fill: the options it was written with
-	 * are taken from there when not given again (issue 36, U10); a given one
-	 * that differs is refused below, named.
-	 */
-	if (a.resume && have_old) {
 		a.origin = a.origin_given ? a.origin : old.origin;
 		a.offset = a.offset_given ? a.offset : old.stream_offset;
 		a.seek = a.seek_given ? a.seek : old.device_offset;
@@ -905,6 +904,14 @@ int guac_cmd_write(int argc, char **argv)
 	}
 	if (a.manifest && write_manifest_dir_unwritable(a.manifest))
 		return GUAC_EXIT_ERROR;
+	if (a.manifest && !have_old && !access(a.manifest, F_OK)) {
+		if (!guac_manifest_load(a.manifest, &old)) {
+			guac_err("refusing to write: '%s' exists and is not a valid manifest "
+				 "(move it away to start a new one)", a.manifest);
+			return GUAC_EXIT_ERROR;
+		}
+		have_old = true;
+	}
 	/* The fill's origin: fresh, or the one given if it does not alias a recorded fill. */
 	{
 		uint64_t end = t.kind == GUAC_TARGET_BLOCK || t.size > a.seek + a.length ?

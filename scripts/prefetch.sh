@@ -72,12 +72,12 @@ fill() {
 	# check-all's, and makes its image itself.
 }
 
-# The test kernels (GUAC_PREFETCH_KERNELS: the variants of
-# scripts/kernel/build-kernel.sh that the suites will boot), beside fill():
-# one wants the network and the disk, this the CPUs, and the suites that boot
-# these kernels come last in make check. build-kernel.sh compiles at nice 10,
-# so it takes what the suites leave, and holds the kernel lock: a suite that
-# needs its kernel before it is built waits for it.
+# The kernel trees make check prepares in the background
+# (GUAC_PREFETCH_KERNELS: variants of scripts/kernel/build-kernel.sh; the
+# clang tree, seconds), beside fill(): one wants the network and the disk,
+# this the CPUs. build-kernel.sh compiles at nice 10 and holds its variant's
+# lock: a suite that needs the tree first waits for it. The test kernels
+# themselves are suites of make check's (debug-kernel, arm64-kernel).
 build_kernels() {
 	local variant
 	for variant in ${GUAC_PREFETCH_KERNELS:-}; do

@@ -146,14 +146,18 @@ build() {
 	local src=$1 out=$2 tarball=$3 start
 
 	start=$(date +%s)
-	if [ ! -e "$src/.guacrng-unpacked" ]; then
-		log "unpacking $tarball into $src"
-		rm -rf "$src" "$src.tmp"
-		mkdir -p "$src.tmp"
-		tar -xf "$tarball" -C "$src.tmp" --strip-components=1
-		touch "$src.tmp/.guacrng-unpacked"
-		mv "$src.tmp" "$src"
-	fi
+	# The source is the variants' (each builds out of tree, O=): one unpacks it.
+	(
+		flock 8
+		if [ ! -e "$src/.guacrng-unpacked" ]; then
+			log "unpacking $tarball into $src"
+			rm -rf "$src" "$src.tmp"
+			mkdir -p "$src.tmp"
+			tar -xf "$tarball" -C "$src.tmp" --strip-components=1
+			touch "$src.tmp/.guacrng-unpacked"
+			mv "$src.tmp" "$src"
+		fi
+	) 8>"$cache/kernel-src.lock"
 
 	# An interrupted build resumes where it stopped: make is incremental.
 	mkdir -p "$out"
@@ -213,8 +217,10 @@ main() {
 
 	if [ ! -e "$out/.guacrng-built" ]; then
 		mkdir -p "$cache"
-		# One builder at a time; a second caller waits, then finds the cache.
-		exec 9>"$cache/kernel.lock"
+		# One builder of a variant at a time; a second caller waits, then
+		# finds the cache. Other variants build meanwhile (make check's
+		# clang tree beside the debug kernel).
+		exec 9>"$cache/kernel-$variant.lock"
 		flock 9
 		[ -e "$out/.guacrng-built" ] || build "$src" "$out" "$tarball"
 	fi

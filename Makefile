@@ -58,14 +58,13 @@ checkpatch: deps
 # GROUP: scripts/check-suites.sh runs two suites at a time (GUAC_CHECK_JOBS),
 # never two of one group. The tools all of them use are built first;
 # CHECK_FIRST_SUITES start first (the test kernels' builds, at the suites'
-# priority: GUAC_BUILD_NICE=0), and CHECK_LATE_SUITES, which boot those
-# kernels, last. CHECK_KERNELS: what the prefetch prepares in the background
-# (the clang tree).
+# priority: GUAC_BUILD_NICE=0, each followed by the suites of its group that
+# boot it). CHECK_KERNELS: what the prefetch prepares in the background (the
+# clang tree).
 HOST_STATE := $(BUILD)/host-state
 PREFETCH   := $(BUILD)/prefetch.log
 CHECK_FIRST_SUITES :=
 CHECK_SUITES :=
-CHECK_LATE_SUITES :=
 CHECK_KERNELS :=
 # make check-all adds these (the fragments fill them) after make check's own.
 CHECK_ALL_SUITES :=
@@ -79,7 +78,7 @@ check:
 	GUAC_PREFETCH_KERNELS="$(CHECK_KERNELS) $(CHECK_KERNELS_EXTRA)" scripts/prefetch.sh start $(PREFETCH)
 	$(MAKE) --no-print-directory tools vm-tools
 	GUAC_BUILD_NICE=0 MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_FIRST_SUITES) $(CHECK_SUITES) \
-		$(CHECK_LATE_SUITES) $(CHECK_EXTRA) --last host-unchanged
+		$(CHECK_EXTRA) --last host-unchanged
 
 # make check's last suite: the prefetch is done, and the host's kernels and
 # /boot are as they were before make check.
@@ -89,8 +88,7 @@ host-unchanged:
 
 # The suites alone, without the host guard and the prefetch.
 check-suites: deps
-	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_FIRST_SUITES) $(CHECK_SUITES) $(CHECK_LATE_SUITES) \
-		$(CHECK_EXTRA)
+	MAKE="$(MAKE)" scripts/check-suites.sh $(CHECK_FIRST_SUITES) $(CHECK_SUITES) $(CHECK_EXTRA)
 
 # Host-side tests of the harness itself: the host guard, the triage of the
 # KCSAN run's reports, docs/device.md's edges table against the VM suite's

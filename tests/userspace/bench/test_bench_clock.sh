@@ -49,18 +49,7 @@ int open(const char *path, int flags, ...)
 	return real(path, fix_flags(path, flags), mode);
 }
 
-int open64(const char *path, int flags, ...)
-{
-	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
-	va_list ap;
-	mode_t mode;
-
-	va_start(ap, flags);
-	mode = va_arg(ap, mode_t);
-	va_end(ap);
-	path = redirect(path);
-	return real(path, fix_flags(path, flags), mode);
-}
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 int clock_gettime(clockid_t id, struct timespec *ts)
 {

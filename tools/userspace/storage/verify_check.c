@@ -1085,6 +1085,30 @@ static bool verify_records_progress(const struct verify_run *run)
 }
 
 /*
+ * The manifest's verify record: @status, the counts, the target's stamp when
+ * the check began, and where the bad sectors are with their classes
+ * (version 4: unknown for good once a count came without places).
+ */
+static void verify_set_record(struct verify_run *run, const char *status, uint64_t bad,
+			      uint64_t unreadable)
+{
+	struct guac_manifest *m = run->manifest;
+
+	m->have_verify = true;
+	snprintf(m->verify_status, sizeof(m->verify_status), "%s", status);
+	m->verify_bad_sectors = bad;
+	m->verify_unreadable_sectors = unreadable;
+	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
+	m->verify_places = !run->record.unknown;
+	m->verify_bad_ranges = m->verify_places ? run->record.nranges : 0;
+	m->nverify_bad = m->verify_places ? run->record.n : 0;
+	memcpy(m->verify_bad, run->record.list, sizeof(m->verify_bad));
+	memcpy(m->verify_classes, run->record.classes, sizeof(m->verify_classes));
+	if (!m->verify_places)
+		memset(m->verify_classes, 0, sizeof(m->verify_classes));
+}
+
+/*
  * Save the verify progress in the manifest, for --resume; a warning if
  * impossible. "running" before the first read and while the check goes on,
  * so that a check killed mid-way (SIGKILL, OOM, power loss) leaves that and
@@ -1103,26 +1127,14 @@ void verify_save_progress(struct verify_run *run, bool running)
 		return;
 	for (i = 0; i < m->nranges; i++)
 		complete = complete && m->range[i].verified == m->range[i].done;
-	m->have_verify = true;
-	snprintf(m->verify_status, sizeof(m->verify_status), "%s",
-		 running ? "running" : complete ? "complete" : "interrupted");
-	m->verify_bad_sectors = run->prior_bad;
-	m->verify_unreadable_sectors = run->prior_unreadable;
-	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
+	verify_set_record(run, running ? "running" : complete ? "complete" : "interrupted",
+			  run->prior_bad, run->prior_unreadable);
 	/*
 	 * A manifest from before identities (version 5 and older): the target
 	 * this whole check reads, from its start, is the one its record is of.
 	 */
 	if (!m->identity[0])
 		snprintf(m->identity, sizeof(m->identity), "%s", run->ident);
-	/* Where they are (version 4): unknown for good once a count came without places. */
-	m->verify_places = !run->record.unknown;
-	m->verify_bad_ranges = m->verify_places ? run->record.nranges : 0;
-	m->nverify_bad = m->verify_places ? run->record.n : 0;
-	memcpy(m->verify_bad, run->record.list, sizeof(m->verify_bad));
-	memcpy(m->verify_classes, run->record.classes, sizeof(m->verify_classes));
-	if (!m->verify_places)
-		memset(m->verify_classes, 0, sizeof(m->verify_classes));
 	if (!guac_manifest_save(run->manifest_path, m))
 		guac_err("warning: the verify progress is not saved in '%s'", run->manifest_path);
 }
@@ -1143,18 +1155,7 @@ void verify_save_partial(struct verify_run *run)
 	if (!m || !run->subrange || !run->recorded_target ||
 	    (!run->mismatch.bad_sectors && !run->unreadable.bad_sectors))
 		return;
-	m->have_verify = true;
-	snprintf(m->verify_status, sizeof(m->verify_status), "partial");
-	m->verify_bad_sectors = run->mismatch.bad_sectors;
-	m->verify_unreadable_sectors = run->unreadable.bad_sectors;
-	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
-	m->verify_places = !run->record.unknown;
-	m->verify_bad_ranges = m->verify_places ? run->record.nranges : 0;
-	m->nverify_bad = m->verify_places ? run->record.n : 0;
-	memcpy(m->verify_bad, run->record.list, sizeof(m->verify_bad));
-	memcpy(m->verify_classes, run->record.classes, sizeof(m->verify_classes));
-	if (!m->verify_places)
-		memset(m->verify_classes, 0, sizeof(m->verify_classes));
+	verify_set_record(run, "partial", run->mismatch.bad_sectors, run->unreadable.bad_sectors);
 	if (guac_manifest_save(run->manifest_path, m))
 		guac_err("note: the findings of this check of part of the fill are recorded in "
 			 "'%s' (verify status \"partial\"): they stand until a whole check",

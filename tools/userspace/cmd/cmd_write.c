@@ -1166,8 +1166,7 @@ int guac_cmd_write(int argc, char **argv)
 		}
 	}
 	/* The target's I/O, not this machine's memory or limits: exit status 3. */
-	if ((first_err && first_err != ENOMEM && first_err != EAGAIN && first_err != EMFILE &&
-	     first_err != ENFILE) || io.sync_error)
+	if ((first_err && !guac_errno_local(first_err)) || io.sync_error)
 		return GUAC_EXIT_IO;
 	if (failed)
 		return GUAC_EXIT_ERROR;

@@ -3,6 +3,7 @@
 #ifndef GUAC_UTIL_H
 #define GUAC_UTIL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,12 @@
  * a disk's fault from its own (issue 36, U7).
  */
 #define GUAC_EXIT_IO 3
+
+/* An errno of this machine's memory or limits, not of the target's I/O. */
+static inline bool guac_errno_local(int err)
+{
+	return err == ENOMEM || err == EAGAIN || err == EMFILE || err == ENFILE;
+}
 
 extern const char *guac_prog;	/* "guac gen" etc., for messages */
 

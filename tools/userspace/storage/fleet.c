@@ -314,18 +314,6 @@ static bool fleet_short_eq(const char *a, const char *b)
 	return n && n == strcspn(b, ".") && !strncmp(a, b, n);
 }
 
-/* @name is a long name (with a dot) of @h's short name, and not *@seen, the first such. */
-static bool fleet_other_long(const char *name, const char *h, const char **seen)
-{
-	if (!strchr(name, '.') || !fleet_short_eq(name, h))
-		return false;
-	if (!*seen) {
-		*seen = name;
-		return false;
-	}
-	return strcmp(*seen, name) != 0;
-}
-
 /* Order of two names by their short names (the part before the first dot). */
 static int fleet_short_cmp(const char *a, const char *b)
 {
@@ -358,7 +346,6 @@ static void fleet_free_hosts(struct guac_fleet *f)
 	free(f->longs);
 	f->longs = NULL;
 	f->nlongs = 0;
-	f->longs_built = false;
 }
 
 static bool fleet_index_hosts(struct guac_fleet *f)
@@ -382,7 +369,6 @@ static bool fleet_index_hosts(struct guac_fleet *f)
 		}
 	}
 	qsort(f->longs, n, sizeof(*f->longs), fleet_long_cmp);
-	f->longs_built = true;
 	return true;
 oom:
 	fleet_free_hosts(f);
@@ -402,37 +388,24 @@ oom:
  */
 static bool fleet_host_eq(const struct guac_fleet *f, const char *h, const char *m)
 {
-	const char *seen = NULL;
-	unsigned int i;
+	size_t lo = 0, hi = f->nlongs, a, b;
 
 	if (!strcmp(h, m))
 		return true;
 	if (!fleet_short_eq(h, m) || (strchr(h, '.') && strchr(m, '.')))
 		return false;
-	if (f->longs_built) {
-		/* The long names of h's short name: one (or none) makes them one host. */
-		size_t lo = 0, hi = f->nlongs, a, b;
+	/* The long names of h's short name (fleet_index_hosts): one or none make them one host. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (fleet_short_cmp(f->longs[mid], h) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (a = b = lo; b < f->nlongs && !fleet_short_cmp(f->longs[b], h); b++)
-			;
-		return b - a < 2 || !strcmp(f->longs[a], f->longs[b - 1]);
+		if (fleet_short_cmp(f->longs[mid], h) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (i = 0; i < f->n; i++)
-		if (strcmp(f->disk[i].state, "INVALID") &&
-		    fleet_other_long(f->disk[i].host, h, &seen))
-			return false;
-	for (i = 0; i < f->nlines; i++)
-		if (fleet_other_long(f->line[i].host, h, &seen))
-			return false;
-	return true;
+	for (a = b = lo; b < f->nlongs && !fleet_short_cmp(f->longs[b], h); b++)
+		;
+	return b - a < 2 || !strcmp(f->longs[a], f->longs[b - 1]);
 }
 
 /* Does row @d describe the disk TARGET (a path, serial or WWN) on HOST? */

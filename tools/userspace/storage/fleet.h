@@ -80,7 +80,6 @@ struct guac_fleet {
 	 */
 	char **longs;
 	size_t nlongs;
-	bool longs_built;
 	unsigned int *by_target, *group_lo, *group_hi;
 };
 

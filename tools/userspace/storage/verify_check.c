@@ -1325,10 +1325,7 @@ int verify_exit_status(const struct verify_run *run)
 		return GUAC_EXIT_OK;
 	/* A read error or unreadable sectors: the target's I/O; not memory or limits. */
 	if (!strcmp(r, "error"))
-		return !verify_unreadable_any(run) && (run->fatal_errno == ENOMEM ||
-						       run->fatal_errno == EAGAIN ||
-						       run->fatal_errno == EMFILE ||
-						       run->fatal_errno == ENFILE) ?
+		return !verify_unreadable_any(run) && guac_errno_local(run->fatal_errno) ?
 		       GUAC_EXIT_ERROR : GUAC_EXIT_IO;
 	if (!strcmp(r, "interrupted"))
 		return VERIFY_EXIT_INTERRUPTED;

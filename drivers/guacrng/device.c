@@ -248,8 +248,8 @@ static struct attribute *guac_dev_attrs[] = {
 };
 ATTRIBUTE_GROUPS(guac_dev);
 
-/* Not static: the KUnit device suite drives these operations directly. */
-const struct file_operations guac_fops = {
+/* The KUnit device suite drives these operations directly (testing.h). */
+GUAC_STATIC_UNLESS_KUNIT const struct file_operations guac_fops = {
 	.owner = THIS_MODULE,
 	GUAC_FOP_FLAGS
 	.open = guac_open,

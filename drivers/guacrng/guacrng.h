@@ -49,7 +49,6 @@ bool guac_generate_impl(enum guac_impl impl, u8 *buf, u64 block,
 bool guac_selftest_impl(enum guac_impl impl);
 
 /* device.c: /dev/guac. */
-extern const struct file_operations guac_fops;
 int guac_device_init(void);
 void guac_device_uninit(void);
 

@@ -114,7 +114,7 @@ static struct guac_counter_attr guac_attr_health_failures = {
 static ssize_t source_show(GUAC_MODATTR_CONST struct module_attribute *attr,
 			   struct module_kobject *mk, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", guac_insn_names[guac_hwrng.src.rdseed].source);
+	return sysfs_emit(buf, "%s\n", guac_insn_names[guac_hwrng.src.seed].source);
 }
 
 static ssize_t health_show(GUAC_MODATTR_CONST struct module_attribute *attr,
@@ -149,18 +149,16 @@ int guac_hwrng_init(void)
 {
 	const struct guac_insn_ops *ops;
 	u32 features = guac_cpu_features();
-	bool rdseed, opted_in;
+	bool seed, opted_in;
 	int ret;
 
 	if (!hwrng_enable) {
 		pr_info("hwrng: disabled (hwrng=0)\n");
 		return 0;
 	}
-	ops = guac_insn_ops_lookup(guac_test_hwrng_fault());
-	if (!ops) {
-		pr_err("hwrng: unknown hwrng_fault=%s\n", guac_test_hwrng_fault());
+	ops = guac_test_hwrng_insn(&guac_insn_cpu);
+	if (!ops)
 		return -EINVAL;
-	}
 	if (!guac_hwrng_selftest()) {
 		pr_err("hwrng self-tests: FAIL\n");
 		return -ENOTRECOVERABLE;
@@ -173,11 +171,11 @@ int guac_hwrng_init(void)
 		return 0;
 	}
 
-	rdseed = features & guac_insn_names[true].feature;
-	ret = guac_hwrng_src_init(&guac_hwrng.src, ops, rdseed, true);
+	seed = features & guac_insn_names[true].feature;
+	ret = guac_hwrng_src_init(&guac_hwrng.src, ops, seed, true);
 	if (ret)
 		return ret;
-	guac_hwrng.rng.name = guac_insn_names[rdseed].hwrng;
+	guac_hwrng.rng.name = guac_insn_names[seed].hwrng;
 	guac_hwrng.rng.read = guac_hwrng_read;
 	/* A test double's output is public: it never earns credit. */
 	opted_in = ops == &guac_insn_cpu && hwrng_quality;
@@ -200,7 +198,7 @@ int guac_hwrng_init(void)
 	}
 	if (ops != &guac_insn_cpu)
 		pr_warn("hwrng: TEST ONLY: %s replaced by the '%s' double\n",
-			guac_insn_names[rdseed].insn, ops->name);
+			guac_insn_names[seed].insn, ops->name);
 	pr_info("hwrng %s registered, entropy credit %u per 1024 bits%s\n",
 		guac_hwrng.rng.name, guac_hwrng.rng.quality,
 		opted_in ? " (quality=)" : ", the least the hw_random core allows");

@@ -19,9 +19,9 @@
  * RNDR and RNDRRS get the same budgets: RNDRRS, which reseeds for every read,
  * runs dry as RDSEED does.
  */
-#define GUAC_RDRAND_TRIES 10
-#define GUAC_RDSEED_TRIES_WAIT 1000
-#define GUAC_RDSEED_TRIES_NOWAIT 10
+#define GUAC_DRBG_TRIES 10
+#define GUAC_SEED_TRIES_WAIT 1000
+#define GUAC_SEED_TRIES_NOWAIT 10
 
 /* Counters; /sys/module/guacrng/hwrng/ shows them. */
 struct guac_hwrng_stats {
@@ -35,7 +35,7 @@ struct guac_hwrng_src {
 	struct guac_insn insn;
 	struct guac_health health;
 	struct guac_hwrng_stats stats;
-	bool rdseed;		/* RDSEED or RNDRRS, else RDRAND or RNDR */
+	bool seed;		/* RDSEED or RNDRRS, else RDRAND or RNDR */
 	bool report;		/* log failures and recoveries */
 	bool insn_failing;	/* the last word was given up */
 	/*
@@ -48,7 +48,7 @@ struct guac_hwrng_src {
 
 /* Allocates the held window and the health tests' span: 0 or -ENOMEM. */
 int guac_hwrng_src_init(struct guac_hwrng_src *src,
-			const struct guac_insn_ops *ops, bool rdseed,
+			const struct guac_insn_ops *ops, bool seed,
 			bool report);
 void guac_hwrng_src_free(struct guac_hwrng_src *src);
 

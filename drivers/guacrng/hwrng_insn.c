@@ -5,6 +5,13 @@
  * plays one failure a CPU has been seen to (or could) show; when a double
  * succeeds it delivers the guacamole stream, read as 64-bit words, which is
  * well-behaved data that needs no CPU feature and is the same on every run.
+ *
+ * They ship in the module users install, on purpose: the load-time self-test
+ * (hwrng_selftest.c) drives the health tests and the read path through them
+ * before the hwrng registers, a power-on self-test of the failure paths as
+ * FIPS 140-3 asks of a module's conditional tests, on this kernel's build
+ * of the code. The hwrng itself never reads a double: it names guac_insn_cpu,
+ * and only a test build (testing.c, hwrng_fault=) puts a double in its place.
  */
 #include <linux/bits.h>
 #include <linux/kernel.h>
@@ -93,8 +100,8 @@ static bool guac_double_stuckbit(struct guac_insn *insn, u64 *v)
 #define GUAC_DOUBLE(double_name)					\
 	{								\
 		.name = #double_name,					\
-		.rdrand64 = guac_double_##double_name,			\
-		.rdseed64 = guac_double_##double_name,			\
+		.drbg64 = guac_double_##double_name,			\
+		.seed64 = guac_double_##double_name,			\
 	}
 
 static const struct guac_insn_ops guac_insn_doubles[] = {
@@ -108,12 +115,10 @@ static const struct guac_insn_ops guac_insn_doubles[] = {
 	GUAC_DOUBLE(stuckbit),
 };
 
-const struct guac_insn_ops *guac_insn_ops_lookup(const char *name)
+const struct guac_insn_ops *guac_insn_double(const char *name)
 {
 	size_t i;
 
-	if (sysfs_streq(name, guac_insn_cpu.name))
-		return &guac_insn_cpu;
 	for (i = 0; i < ARRAY_SIZE(guac_insn_doubles); i++)
 		if (sysfs_streq(name, guac_insn_doubles[i].name))
 			return &guac_insn_doubles[i];

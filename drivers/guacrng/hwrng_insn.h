@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The CPU's two random number instructions behind an ops table, so that
- * tests can put doubles in their place: the real table runs the
- * instructions, the doubles run none and script the failures a CPU can show
- * (CF=0 forever, intermittent CF=0, stuck or all-ones or all-zeros output).
- * The doubles are for tests only: KUnit, the load-time self-tests and the
- * hwrng_fault= module parameter; they are the same on every architecture.
+ * tests can put doubles in their place: the real table (guac_insn_cpu) runs
+ * the instructions, the doubles run none and script the failures a CPU can
+ * show (CF=0 forever, intermittent CF=0, stuck or all-ones or all-zeros
+ * output). The hwrng reads guac_insn_cpu; the doubles serve the load-time
+ * self-test (hwrng_selftest.c) and the test builds (KUnit, hwrng_fault=).
  *
- * The two are named after x86's: "rdrand" is the one that reads a DRBG
- * (x86 RDRAND, arm64 RNDR), "rdseed" the one that reads the entropy source
+ * The two are named for what they read, the same on every architecture:
+ * "drbg" reads a DRBG (x86 RDRAND, arm64 RNDR), "seed" the entropy source
  * through its conditioner, or a DRBG reseeded from it on every read (x86
- * RDSEED, arm64 RNDRRS). Their failure, CF=0 here, is NZCV.Z=1 on arm64.
+ * RDSEED, arm64 RNDRRS). Their failure, CF=0 on x86, is NZCV.Z=1 on arm64.
  * hwrng_insn_x86.c and hwrng_insn_arm64.c have the real ones.
  */
 #ifndef GUACRNG_HWRNG_INSN_H
@@ -21,10 +21,10 @@
 struct guac_insn;
 
 struct guac_insn_ops {
-	const char *name;	/* as hwrng_fault= takes it */
-	/* One try: true, with *v set, when the instruction set CF. */
-	bool (*rdrand64)(struct guac_insn *insn, u64 *v);
-	bool (*rdseed64)(struct guac_insn *insn, u64 *v);
+	const char *name;	/* "cpu", or the double's, as hwrng_fault= takes it */
+	/* One try: true, with *v set, when the instruction succeeded. */
+	bool (*drbg64)(struct guac_insn *insn, u64 *v);
+	bool (*seed64)(struct guac_insn *insn, u64 *v);
 };
 
 /* An instruction source: its ops and the state the doubles script from. */
@@ -33,7 +33,7 @@ struct guac_insn {
 	u64 tries;	/* tries so far; the real instructions ignore it */
 };
 
-/* The real instructions; hwrng_fault=none. */
+/* The real instructions: what the hwrng reads. */
 extern const struct guac_insn_ops guac_insn_cpu;
 
 /* What the architecture calls its two instructions, and what they need. */
@@ -49,20 +49,20 @@ extern const struct guac_insn_name guac_insn_names[2];
 
 void guac_insn_init(struct guac_insn *insn, const struct guac_insn_ops *ops);
 
-/* The real instructions or a double by name (hwrng_fault=); NULL if none. */
-const struct guac_insn_ops *guac_insn_ops_lookup(const char *name);
+/* The double of this name (hwrng_fault=, the self-tests); NULL if none. */
+const struct guac_insn_ops *guac_insn_double(const char *name);
 
 /* Word @n of the well-behaved data every double delivers when it succeeds. */
 u64 guac_insn_test_word(u64 n);
 
-static inline bool guac_insn_rdrand64(struct guac_insn *insn, u64 *v)
+static inline bool guac_insn_drbg64(struct guac_insn *insn, u64 *v)
 {
-	return insn->ops->rdrand64(insn, v);
+	return insn->ops->drbg64(insn, v);
 }
 
-static inline bool guac_insn_rdseed64(struct guac_insn *insn, u64 *v)
+static inline bool guac_insn_seed64(struct guac_insn *insn, u64 *v)
 {
-	return insn->ops->rdseed64(insn, v);
+	return insn->ops->seed64(insn, v);
 }
 
 #endif /* GUACRNG_HWRNG_INSN_H */

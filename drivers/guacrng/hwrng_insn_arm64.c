@@ -41,9 +41,9 @@ static bool guac_cpu_rndrrs(struct guac_insn *insn, u64 *v)
 }
 
 const struct guac_insn_ops guac_insn_cpu = {
-	.name = "none",
-	.rdrand64 = guac_cpu_rndr,
-	.rdseed64 = guac_cpu_rndrrs,
+	.name = "cpu",
+	.drbg64 = guac_cpu_rndr,
+	.seed64 = guac_cpu_rndrrs,
 };
 
 /* FEAT_RNG brings both. */

@@ -33,9 +33,9 @@ static bool guac_cpu_rdseed64(struct guac_insn *insn, u64 *v)
 }
 
 const struct guac_insn_ops guac_insn_cpu = {
-	.name = "none",
-	.rdrand64 = guac_cpu_rdrand64,
-	.rdseed64 = guac_cpu_rdseed64,
+	.name = "cpu",
+	.drbg64 = guac_cpu_rdrand64,
+	.seed64 = guac_cpu_rdseed64,
 };
 
 const struct guac_insn_name guac_insn_names[2] = {

@@ -32,12 +32,12 @@
 #define GUAC_HELD_BYTES (GUAC_HEALTH_WINDOW * sizeof(u64))
 
 int guac_hwrng_src_init(struct guac_hwrng_src *src,
-			const struct guac_insn_ops *ops, bool rdseed,
+			const struct guac_insn_ops *ops, bool seed,
 			bool report)
 {
 	int ret;
 
-	*src = (struct guac_hwrng_src){ .rdseed = rdseed, .report = report };
+	*src = (struct guac_hwrng_src){ .seed = seed, .report = report };
 	guac_insn_init(&src->insn, ops);
 	ret = guac_health_init(&src->health);
 	if (ret)
@@ -60,14 +60,14 @@ void guac_hwrng_src_free(struct guac_hwrng_src *src)
 
 static const char *guac_hwrng_insn_name(const struct guac_hwrng_src *src)
 {
-	return guac_insn_names[src->rdseed].insn;
+	return guac_insn_names[src->seed].insn;
 }
 
 static bool guac_hwrng_try(struct guac_hwrng_src *src, u64 *word)
 {
-	if (src->rdseed)
-		return guac_insn_rdseed64(&src->insn, word);
-	return guac_insn_rdrand64(&src->insn, word);
+	if (src->seed)
+		return guac_insn_seed64(&src->insn, word);
+	return guac_insn_drbg64(&src->insn, word);
 }
 
 /*
@@ -78,13 +78,13 @@ static bool guac_hwrng_try(struct guac_hwrng_src *src, u64 *word)
  */
 static int guac_hwrng_word(struct guac_hwrng_src *src, u64 *word, bool wait)
 {
-	bool pause = src->rdseed && wait;
+	bool pause = src->seed && wait;
 	unsigned int tries, budget;
 
-	if (!src->rdseed)
-		budget = GUAC_RDRAND_TRIES;
+	if (!src->seed)
+		budget = GUAC_DRBG_TRIES;
 	else
-		budget = wait ? GUAC_RDSEED_TRIES_WAIT : GUAC_RDSEED_TRIES_NOWAIT;
+		budget = wait ? GUAC_SEED_TRIES_WAIT : GUAC_SEED_TRIES_NOWAIT;
 
 	for (tries = 0; tries < budget; tries++) {
 		if (tries && pause) {
@@ -104,7 +104,7 @@ static int guac_hwrng_word(struct guac_hwrng_src *src, u64 *word, bool wait)
 		src->insn_failing = false;
 		return 0;
 	}
-	if (src->rdseed)
+	if (src->seed)
 		return -EAGAIN;
 
 	atomic64_inc(&src->stats.failures);

@@ -27,7 +27,7 @@ struct guac_st_expect {
 
 struct guac_st_case {
 	const char *fault;	/* the double, by its hwrng_fault= name */
-	bool rdseed;
+	bool seed;
 	bool wait;
 	struct guac_st_expect want;
 };
@@ -46,13 +46,13 @@ static const struct guac_st_case guac_st_cases[] = {
 	  { GUAC_ST_BYTES, GUAC_HEALTH_OK, 3 * 2 * GUAC_ST_WINDOW } },
 	/* Dead RDRAND: -EIO when the tries run out. A dry RDSEED says 0. */
 	{ "cf0", false, true,
-	  { -EIO, GUAC_HEALTH_STARTUP, GUAC_RDRAND_TRIES, 1 } },
+	  { -EIO, GUAC_HEALTH_STARTUP, GUAC_DRBG_TRIES, 1 } },
 	{ "cf0", false, false,
-	  { -EIO, GUAC_HEALTH_STARTUP, GUAC_RDRAND_TRIES, 1 } },
+	  { -EIO, GUAC_HEALTH_STARTUP, GUAC_DRBG_TRIES, 1 } },
 	{ "cf0", true, true,
-	  { 0, GUAC_HEALTH_STARTUP, GUAC_RDSEED_TRIES_WAIT, 0 } },
+	  { 0, GUAC_HEALTH_STARTUP, GUAC_SEED_TRIES_WAIT, 0 } },
 	{ "cf0", true, false,
-	  { 0, GUAC_HEALTH_STARTUP, GUAC_RDSEED_TRIES_NOWAIT, 0 } },
+	  { 0, GUAC_HEALTH_STARTUP, GUAC_SEED_TRIES_NOWAIT, 0 } },
 	/* Bad data: -EIO at the first word that shows it. */
 	{ "stuck", false, true, { -EIO, GUAC_HEALTH_REPETITION, 0, 0, 1 } },
 	{ "ones", true, true, { -EIO, GUAC_HEALTH_ALL_ONES, 0, 0, 1 } },
@@ -107,20 +107,20 @@ static bool guac_st_table(void)
 
 	for (i = 0; i < ARRAY_SIZE(guac_st_cases); i++) {
 		const struct guac_st_case *c = &guac_st_cases[i];
-		const struct guac_insn_ops *ops = guac_insn_ops_lookup(c->fault);
+		const struct guac_insn_ops *ops = guac_insn_double(c->fault);
 		struct guac_hwrng_src src;
 		char name[48];
 		int ret;
 
 		snprintf(name, sizeof(name), "%s/%s/%s", c->fault,
-			 c->rdseed ? "rdseed" : "rdrand",
+			 c->seed ? "seed" : "drbg",
 			 c->wait ? "wait" : "nowait");
 		if (!ops) {
 			pr_err("hwrng self-test %s: no such double\n", name);
 			ok = false;
 			continue;
 		}
-		if (guac_hwrng_src_init(&src, ops, c->rdseed, false))
+		if (guac_hwrng_src_init(&src, ops, c->seed, false))
 			return false;
 		ret = guac_hwrng_fill(&src, buf, sizeof(buf), c->wait);
 		if (!guac_st_check(name, &src, ret, &c->want)) {
@@ -174,26 +174,26 @@ static bool guac_st_long_cycle(struct guac_insn *insn, u64 *v)
 
 static const struct guac_insn_ops guac_st_dries_up_ops = {
 	.name = "dries-up",
-	.rdrand64 = guac_st_dries_up,
-	.rdseed64 = guac_st_dries_up,
+	.drbg64 = guac_st_dries_up,
+	.seed64 = guac_st_dries_up,
 };
 
 static const struct guac_insn_ops guac_st_sticks_ops = {
 	.name = "sticks",
-	.rdrand64 = guac_st_sticks,
-	.rdseed64 = guac_st_sticks,
+	.drbg64 = guac_st_sticks,
+	.seed64 = guac_st_sticks,
 };
 
 static const struct guac_insn_ops guac_st_unsticks_ops = {
 	.name = "unsticks",
-	.rdrand64 = guac_st_unsticks,
-	.rdseed64 = guac_st_unsticks,
+	.drbg64 = guac_st_unsticks,
+	.seed64 = guac_st_unsticks,
 };
 
 static const struct guac_insn_ops guac_st_long_cycle_ops = {
 	.name = "long-cycle",
-	.rdrand64 = guac_st_long_cycle,
-	.rdseed64 = guac_st_long_cycle,
+	.drbg64 = guac_st_long_cycle,
+	.seed64 = guac_st_long_cycle,
 };
 
 /* A cycle the other tests admit fails its first window, at its end. */

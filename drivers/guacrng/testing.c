@@ -10,6 +10,7 @@
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/string.h>
+#include "hwrng_insn.h"
 #include "testing.h"
 
 static char *hwrng_fault = "none";
@@ -24,10 +25,19 @@ static char *init_fault = "";
 module_param(init_fault, charp, 0444);
 MODULE_PARM_DESC(init_fault, "TEST ONLY: fail this step of the load: simd and hwrng once done, device instead of registering");
 
-const char *guac_test_hwrng_fault(void)
+#ifdef GUAC_HAVE_HWRNG
+const struct guac_insn_ops *guac_test_hwrng_insn(const struct guac_insn_ops *cpu)
 {
-	return hwrng_fault;
+	const struct guac_insn_ops *ops;
+
+	if (sysfs_streq(hwrng_fault, "none"))
+		return cpu;
+	ops = guac_insn_double(hwrng_fault);
+	if (!ops)
+		pr_err("hwrng: unknown hwrng_fault=%s\n", hwrng_fault);
+	return ops;
 }
+#endif
 
 const char *guac_test_selftest_fault(void)
 {

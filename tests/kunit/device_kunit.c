@@ -18,6 +18,7 @@
 #include <guacrng/vectors.h>
 #include <uapi/linux/guacrng.h>
 #include "../../drivers/guacrng/guacrng.h"
+#include "../../drivers/guacrng/testing.h"
 
 #define DEV_TEST_LEN (3 * PAGE_SIZE + 123)
 #define DEV_TEST_USER_PAGES 4

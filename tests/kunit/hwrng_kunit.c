@@ -83,9 +83,9 @@ static bool hw_double_try(struct guac_insn *insn, u64 *v)
 		return true;
 	case HW_FLAKY:
 		/* Word n after try n's budget less one failures: words stay consecutive. */
-		if (try % GUAC_RDRAND_TRIES != GUAC_RDRAND_TRIES - 1)
+		if (try % GUAC_DRBG_TRIES != GUAC_DRBG_TRIES - 1)
 			break;
-		*v = guac_insn_test_word(try / GUAC_RDRAND_TRIES);
+		*v = guac_insn_test_word(try / GUAC_DRBG_TRIES);
 		return true;
 	case HW_STUCK:
 		*v = guac_insn_test_word(0);
@@ -106,8 +106,8 @@ static bool hw_double_try(struct guac_insn *insn, u64 *v)
 
 static const struct guac_insn_ops hw_double_ops = {
 	.name = "kunit-script",
-	.rdrand64 = hw_double_try,
-	.rdseed64 = hw_double_try,
+	.drbg64 = hw_double_try,
+	.seed64 = hw_double_try,
 };
 
 static void hw_src_free(void *src)
@@ -117,19 +117,19 @@ static void hw_src_free(void *src)
 
 /* @src initialised, and freed when the test ends. */
 static void hw_src_init(struct kunit *test, struct guac_hwrng_src *src,
-			const struct guac_insn_ops *ops, bool rdseed)
+			const struct guac_insn_ops *ops, bool seed)
 {
-	KUNIT_ASSERT_EQ(test, guac_hwrng_src_init(src, ops, rdseed, false), 0);
+	KUNIT_ASSERT_EQ(test, guac_hwrng_src_init(src, ops, seed, false), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, hw_src_free, src), 0);
 }
 
 static struct hw_double *hw_new(struct kunit *test, const struct hw_step *steps,
-				bool rdseed)
+				bool seed)
 {
 	struct hw_double *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
-	hw_src_init(test, &d->src, &hw_double_ops, rdseed);
+	hw_src_init(test, &d->src, &hw_double_ops, seed);
 	d->steps = steps;
 	return d;
 }
@@ -184,11 +184,11 @@ static void hw_test_cf0_forever(struct kunit *test)
 
 	memset(buf, 0xcc, sizeof(buf));
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), -EIO);
-	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_RDRAND_TRIES);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_DRBG_TRIES);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), -EIO);
-	KUNIT_EXPECT_EQ(test, d->src.insn.tries, 2 * GUAC_RDRAND_TRIES);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, 2 * GUAC_DRBG_TRIES);
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 2);
-	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries), 2 * GUAC_RDRAND_TRIES);
+	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries), 2 * GUAC_DRBG_TRIES);
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.bytes), 0);
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0xcc, sizeof(buf)));
 }
@@ -202,7 +202,7 @@ static void hw_test_intermittent(struct kunit *test)
 {
 	static const struct hw_step flaky[] = { { HW_FLAKY, HW_FOREVER } };
 	static const struct hw_step gap[] = {
-		{ HW_FRESH, HW_WINDOW }, { HW_CF0, GUAC_RDRAND_TRIES }, { HW_FRESH, HW_FOREVER },
+		{ HW_FRESH, HW_WINDOW }, { HW_CF0, GUAC_DRBG_TRIES }, { HW_FRESH, HW_FOREVER },
 	};
 	struct hw_double *d = hw_new(test, flaky, false);
 	u8 buf[32];
@@ -211,14 +211,14 @@ static void hw_test_intermittent(struct kunit *test)
 	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW);
 	/* Start-up and one window, collected whole before the first byte. */
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.retries),
-			(GUAC_RDRAND_TRIES - 1) * 2 * HW_WINDOW);
+			(GUAC_DRBG_TRIES - 1) * 2 * HW_WINDOW);
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 0);
 
 	d = hw_new(test, gap, false);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), -EIO);
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 1);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 32);
-	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW + GUAC_RDRAND_TRIES);
+	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW + GUAC_DRBG_TRIES);
 }
 
 /*
@@ -273,7 +273,7 @@ static void hw_test_wait_honoured(struct kunit *test)
 
 	d = hw_new(test, dry_spell, true);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), 0);
-	KUNIT_EXPECT_EQ(test, d->src.insn.tries, HW_WINDOW + GUAC_RDSEED_TRIES_NOWAIT);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, HW_WINDOW + GUAC_SEED_TRIES_NOWAIT);
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 0);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 8);
 	hw_expect_words(test, buf, sizeof(buf), HW_WINDOW + 50);
@@ -281,15 +281,15 @@ static void hw_test_wait_honoured(struct kunit *test)
 
 	d = hw_new(test, dry, true);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), 0);
-	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_RDSEED_TRIES_NOWAIT);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_SEED_TRIES_NOWAIT);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), true), 0);
 	KUNIT_EXPECT_EQ(test, d->src.insn.tries,
-			GUAC_RDSEED_TRIES_NOWAIT + GUAC_RDSEED_TRIES_WAIT);
+			GUAC_SEED_TRIES_NOWAIT + GUAC_SEED_TRIES_WAIT);
 	KUNIT_EXPECT_EQ(test, hw_stat(&d->src.stats.failures), 0);
 
 	d = hw_new(test, dry, false);
 	KUNIT_EXPECT_EQ(test, guac_hwrng_fill(&d->src, buf, sizeof(buf), false), -EIO);
-	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_RDRAND_TRIES);
+	KUNIT_EXPECT_EQ(test, d->src.insn.tries, GUAC_DRBG_TRIES);
 }
 
 /* Bad data after a healthy start: -EIO, nothing delivered, then recovery. */
@@ -601,18 +601,18 @@ static void hw_test_h2_cycles(struct kunit *test)
 #define HW_CPU_WORDS 64
 
 struct hw_cpu_case {
-	bool rdseed;		/* guac_insn_names[] index */
+	bool seed;		/* guac_insn_names[] index */
 	unsigned int budget;
 };
 
 static const struct hw_cpu_case hw_cpu_cases[] = {
-	{ true, GUAC_RDSEED_TRIES_WAIT },
-	{ false, GUAC_RDRAND_TRIES },
+	{ true, GUAC_SEED_TRIES_WAIT },
+	{ false, GUAC_DRBG_TRIES },
 };
 
 static void hw_cpu_desc(const struct hw_cpu_case *c, char *desc)
 {
-	strscpy(desc, guac_insn_names[c->rdseed].insn, KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, guac_insn_names[c->seed].insn, KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(hw_cpu, hw_cpu_cases, hw_cpu_desc);
@@ -620,7 +620,7 @@ KUNIT_ARRAY_PARAM(hw_cpu, hw_cpu_cases, hw_cpu_desc);
 static void hw_test_cpu_insn(struct kunit *test)
 {
 	const struct hw_cpu_case *c = test->param_value;
-	const char *name = guac_insn_names[c->rdseed].insn;
+	const char *name = guac_insn_names[c->seed].insn;
 	u64 *words = kunit_kcalloc(test, HW_CPU_WORDS, sizeof(*words), GFP_KERNEL);
 	struct guac_hwrng_src *src = kunit_kzalloc(test, sizeof(*src), GFP_KERNEL);
 	unsigned int i, tries, retries = 0, most = 0, distinct = 0;
@@ -630,19 +630,19 @@ static void hw_test_cpu_insn(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	KUNIT_ASSERT_NOT_NULL(test, src);
-	if (!(guac_cpu_features() & guac_insn_names[c->rdseed].feature))
+	if (!(guac_cpu_features() & guac_insn_names[c->seed].feature))
 		kunit_skip(test, "this CPU has no %s: the real instruction is untested here",
 			   name);
 
 	guac_insn_init(&insn, &guac_insn_cpu);
 	for (i = 0; i < HW_CPU_WORDS; i++) {
 		for (tries = 0; tries < c->budget; tries++) {
-			if (tries && c->rdseed) {
+			if (tries && c->seed) {
 				udelay(1);
 				cond_resched();
 			}
-			if (c->rdseed ? guac_insn_rdseed64(&insn, &words[i]) :
-					guac_insn_rdrand64(&insn, &words[i]))
+			if (c->seed ? guac_insn_seed64(&insn, &words[i]) :
+					guac_insn_drbg64(&insn, &words[i]))
 				break;
 		}
 		KUNIT_ASSERT_LT_MSG(test, tries, c->budget,
@@ -664,7 +664,7 @@ static void hw_test_cpu_insn(struct kunit *test)
 	 * return 0 (the hw_random core calls again), so a few calls, each
 	 * with the waiting budget; none may fail or trip a health test.
 	 */
-	hw_src_init(test, src, &guac_insn_cpu, c->rdseed);
+	hw_src_init(test, src, &guac_insn_cpu, c->seed);
 	for (calls = 0; calls < 16 && got < (int)sizeof(buf); calls++) {
 		int ret = guac_hwrng_fill(src, buf + got, sizeof(buf) - got, true);
 

@@ -117,11 +117,11 @@ static bool hw_try(struct guac_insn *insn, u64 *v)
 
 static const struct guac_insn_ops hw_ops = {
 	.name = "harness",
-	.rdrand64 = hw_try,
-	.rdseed64 = hw_try,
+	.drbg64 = hw_try,
+	.seed64 = hw_try,
 };
 
-static struct hw *hw_new(enum fault fault, u64 onset, u64 period, bool rdseed)
+static struct hw *hw_new(enum fault fault, u64 onset, u64 period, bool seed)
 {
 	struct hw *hw = calloc(1, sizeof(*hw));
 
@@ -130,7 +130,7 @@ static struct hw *hw_new(enum fault fault, u64 onset, u64 period, bool rdseed)
 	hw->onset = onset;
 	hw->period = period;
 	kshim_warnings = kshim_infos = 0;
-	assert_int_equal(guac_hwrng_src_init(&hw->src, &hw_ops, rdseed, true), 0);
+	assert_int_equal(guac_hwrng_src_init(&hw->src, &hw_ops, seed, true), 0);
 	return hw;
 }
 
@@ -284,7 +284,7 @@ static void dry_spell_keeps_the_window(void **state)
 
 	t = hw_read(hw, 1, false);
 	assert_int_equal(t.zero, 1);
-	assert_int_equal(hw->src.insn.tries, WINDOW + 100 + GUAC_RDSEED_TRIES_NOWAIT);
+	assert_int_equal(hw->src.insn.tries, WINDOW + 100 + GUAC_SEED_TRIES_NOWAIT);
 	assert_int_equal(hw->src.health.window_words, 100);
 	t = hw_read(hw, 3, false);
 	assert_int_equal(t.zero, 3);
@@ -299,7 +299,7 @@ static void dry_spell_keeps_the_window(void **state)
 /* RDRAND dead mid-window: -EIO, and the words before it still come after. */
 static void rdrand_gap_keeps_the_window(void **state)
 {
-	struct hw *hw = hw_new(F_DRY, WINDOW + 7, GUAC_RDRAND_TRIES, false);
+	struct hw *hw = hw_new(F_DRY, WINDOW + 7, GUAC_DRBG_TRIES, false);
 	struct tally t = hw_read(hw, 2, true);
 
 	assert_int_equal(t.eio, 1);

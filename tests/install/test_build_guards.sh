@@ -10,6 +10,8 @@
 # core_neon.o, cross-built against Debian's arm64 6.12 headers) call no
 # function: 6.12's arm64 CC_FLAGS_FPU (-ffreestanding) once made the NEON
 # step call memset every step, which -fbuiltin undoes.
+# The module users install has no test hook and keeps guac_fops static; the
+# test variants have theirs (GUAC_TEST=y: hwrng_fault=; GUAC_KUNIT=y: guac_fops).
 # The configuration is overridden on make's command line, which Kbuild reads
 # as it reads the kernel's own. Builds in private copies. TAP.
 set -u
@@ -71,8 +73,28 @@ if build default; then
 	simd=$work/default/drivers/guacrng
 	check "x86-64: the SIMD step objects call no function" \
 		'calls_nothing nm "$simd/core_sse2.o" "$simd/core_avx2.o" "$simd/core_avx512.o"'
+	# The module users install: no test hook, /dev/guac's operations private,
+	# the hwrng reading the CPU's table by its name (issue 41, item 6).
+	check "the module users install: no test parameter, no test hook, guac_fops static" \
+		'! modinfo -F parm "$ko" | grep -q "hwrng_fault\|init_fault\|selftest_fault" &&
+		 ! nm "$ko" | grep -q guac_test_ && nm "$ko" | grep -q " [rd] guac_fops$"'
 else
 	not_ok "with the kernel's configuration the module builds" "$work/default.log"
+fi
+# The test variants: hwrng_fault= swaps the table; guac_fops is reachable
+# from the KUnit suites alone (GUAC_KUNIT; Debian's headers have no KUnit, so
+# this builds the variant's sources without the suites).
+if build test GUAC_TEST=y && build kunit GUAC_KUNIT=y &&
+   ! grep -q "warning:" "$work/test.log" "$work/kunit.log"; then
+	ko=$work/test/drivers/guacrng/guacrng.ko
+	check "the test variant (GUAC_TEST=y): hwrng_fault= swaps the CPU's table, guac_fops still static" \
+		'modinfo -F parm "$ko" | grep -q "^hwrng_fault:" && nm "$ko" | grep -q " T guac_test_hwrng_insn$" &&
+		 nm "$ko" | grep -q " [rd] guac_fops$"'
+	ko=$work/kunit/drivers/guacrng/guacrng.ko
+	check "the KUnit variant (GUAC_KUNIT=y): guac_fops visible to the suites" \
+		'nm "$ko" | grep -q " [RD] guac_fops$"'
+else
+	not_ok "the test variants (GUAC_TEST=y, GUAC_KUNIT=y) build" "$work/kunit.log"
 fi
 
 arm_kver=$(GUAC_ARCH=arm64 "$top/scripts/vm/fetch-kernel.sh" 6.12 2>/dev/null)

@@ -30,6 +30,20 @@ check "every command's section is a subsection of COMMANDS, none under another s
 		/^\.SH / { sec = \$0 }
 		/^\.SS \"guac / { if (sec != \".SH COMMANDS\") bad = 1; split(\$0, w, \"\\\"\"); n = split(w[2], p, \" \"); got[p[2]] = 1 }
 		END { k = split(want, c, \" \"); for (i = 1; i <= k; i++) if (!(c[i] in got)) bad = 1; exit bad }" "$man"'
+# Exit status: every code a command's --help names is in guac(1)'s EXIT
+# STATUS and in the README's line for the disk workflow (it said "2 usage,
+# refusal or I/O error" after 3 became the I/O failures' code).
+readme=$(dirname "$man")/../../README.md
+awk '/^\.SH "EXIT STATUS"/ { on = 1; next } /^\.SH / { on = 0 } on && /^\.B [0-9]+$/ { print $2 }' "$man" |
+	sort -u >"$tmp/man-codes"
+grep '^Exit status: 0 OK' "$readme" | grep -o '[0-9][0-9]* [a-zA-Z]' | cut -d' ' -f1 | sort -u >"$tmp/readme-codes"
+for c in write verify; do
+	"$GUAC" "$c" --help | sed -n '/^Exit status:/,/^$/p' | grep -o '\(^\|[ ,:]\)[0-9][0-9]* [a-z]' |
+		grep -o '[0-9][0-9]*' | sort -u >"$tmp/codes-$c"
+	check "guac(1) EXIT STATUS and README.md name every exit status guac $c --help names ($(echo $(cat "$tmp/codes-$c")))" \
+		'[ -s "$tmp/codes-$c" ] && [ -z "$(comm -23 "$tmp/codes-$c" "$tmp/man-codes")" ] &&
+		 [ -z "$(comm -23 "$tmp/codes-$c" "$tmp/readme-codes")" ] || { echo "# man: $(echo $(cat "$tmp/man-codes")), README: $(echo $(cat "$tmp/readme-codes"))"; false; }'
+done
 "$GUAC" write -n 64K -m "$tmp/m.json" "$tmp/f" >/dev/null 2>&1
 v=$(sed -n 's/^ *"version": \([0-9]*\),$/\1/p' "$tmp/m.json" | head -n 1)
 check "MANIFEST names the version guac writes ($v)" \

@@ -23,7 +23,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "parse_options.h"
 #include "doctor.h"
 #include "util.h"
 
@@ -57,10 +57,9 @@ struct doc {
 	struct doc_answer answer;
 };
 
-static void doctor_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: guac doctor [--module FILE] [--kernel RELEASE] [--root DIR]\n\n"
+static const struct guac_usage doctor_usage = {
+	.synopsis = "Usage: guac doctor [--module FILE] [--kernel RELEASE] [--root DIR]\n",
+	.about =
 		"Check why guacrng does or would not load, and say what to do, by redoing\n"
 		"the kernel's checks: whether the module is loaded; the module file DKMS\n"
 		"installed for the kernel (.gz, .xz, .zst decompressed), its signature\n"
@@ -70,17 +69,11 @@ static void doctor_usage(FILE *f)
 		"against the kernel release; which of the kernel's keyrings hold that key\n"
 		"(root only: others cannot see them) and whether the kernel checks modules\n"
 		"with them; module.sig_enforce, the lockdown state, Secure Boot and the\n"
-		"shim's variables. Reads only; loads nothing.\n\n"
-		"      --module FILE     check FILE instead of the installed module\n"
-		"      --kernel RELEASE  the kernel to check for (default: the running one)\n"
-		"      --root DIR        read /sys, /proc, /lib, /etc and /var under DIR, and\n"
-		"                        the keyrings' contents (keyctl read) from\n"
-		"                        DIR/keyctl/SERIAL (a test's fake system)\n"
-		"      --version         print the version\n"
-		"  -h, --help            show this help\n\n"
+		"shim's variables. Reads only; loads nothing.\n",
+	.after =
 		"Exit status: 0 guacrng is loaded or would load, 1 a problem was found or\n"
-		"doctor cannot tell (the message says which, and the fix), 2 a usage error.\n");
-}
+		"doctor cannot tell (the message says which, and the fix), 2 a usage error.\n",
+};
 
 /* ROOT/PATH; a path too long for OUT becomes "", which no file has. */
 static void doc_path(const struct doc *d, char *out, size_t n, const char *path)
@@ -483,57 +476,68 @@ static void doc_print(const struct doc *d)
 	       d->sig_enforce ? "; module.sig_enforce=Y" : "");
 }
 
+static bool doctor_opt_module(const struct guac_option *opt, const char *arg)
+{
+	struct doc *d = opt->value;
+
+	snprintf(d->module, sizeof(d->module), "%s", arg);
+	d->module_given = 1;
+	return true;
+}
+
+static bool doctor_opt_kernel(const struct guac_option *opt, const char *arg)
+{
+	struct doc *d = opt->value;
+
+	if (!*arg || strchr(arg, '/') || strlen(arg) >= sizeof(d->release)) {
+		guac_err("--kernel: '%s' is not a kernel release", arg);
+		return false;
+	}
+	snprintf(d->release, sizeof(d->release), "%s", arg);
+	return true;
+}
+
+static bool doctor_opt_root(const struct guac_option *opt, const char *arg)
+{
+	struct doc *d = opt->value;
+	struct stat st;
+
+	if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+		guac_err("--root: '%s' is not a directory", arg);
+		return false;
+	}
+	d->root = arg;
+	return true;
+}
+
 int guac_cmd_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "module", required_argument, NULL, 'm' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct doc d;
+	const struct guac_option opts[] = {
+		GUAC_OPT_CALLBACK(0, "module", &d, "FILE", "check FILE instead of the installed module",
+				  doctor_opt_module),
+		GUAC_OPT_CALLBACK(0, "kernel", &d, "RELEASE",
+				  "the kernel to check for (default: the running one)",
+				  doctor_opt_kernel),
+		GUAC_OPT_CALLBACK(0, "root", &d, "DIR",
+				  "read /sys, /proc, /lib, /etc and /var under DIR, and the keyrings' "
+				  "contents (keyctl read) from DIR/keyctl/SERIAL (a test's fake system)",
+				  doctor_opt_root),
+		GUAC_OPT_VERSION(),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
+	};
 	struct utsname u;
 	char full[8400];
-	struct stat st;
-	int c, err, status;
+	int n, err, status;
 
 	memset(&d, 0, sizeof(d));
 	d.root = "";
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			snprintf(d.module, sizeof(d.module), "%s", optarg);
-			d.module_given = 1;
-			break;
-		case 'k':
-			if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= sizeof(d.release)) {
-				guac_err("--kernel: '%s' is not a kernel release", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			snprintf(d.release, sizeof(d.release), "%s", optarg);
-			break;
-		case 'r':
-			if (stat(optarg, &st) || !S_ISDIR(st.st_mode)) {
-				guac_err("--root: '%s' is not a directory", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			d.root = optarg;
-			break;
-		case 'V':
-			guac_print_version();
-			return GUAC_EXIT_OK;
-		case 'h':
-			doctor_usage(stdout);
-			return GUAC_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'guac doctor --help'.\n");
-			return GUAC_EXIT_ERROR;
-		}
-	}
-	if (optind < argc) {
-		guac_err("unexpected argument '%s' (try 'guac doctor --help')", argv[optind]);
+	n = guac_parse_options(argc, argv, opts, &doctor_usage, 0);
+	if (n < 0)
+		return guac_parse_exit(n);
+	if (n) {
+		guac_err("unexpected argument '%s' (try 'guac doctor --help')", argv[0]);
 		return GUAC_EXIT_ERROR;
 	}
 	if (!d.release[0]) {

@@ -2,7 +2,6 @@
 /* guac gen: write the stream to stdout from any position. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,82 +9,62 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "libguac.h"
+#include "parse_options.h"
 #include "util.h"
 
 #define GEN_BUF_SIZE (1u << 20)
 
-static void gen_usage(FILE *f)
-{
-	fprintf(f,
+static const struct guac_usage gen_usage = {
+	.synopsis =
 		"Usage: guac gen [--offset BYTES] [--length BYTES] [--origin BLOCK] [--impl NAME]\n"
-		"                [--force]\n\n"
+		"                [--force]\n",
+	.about =
 		"Write the guacamole stream to standard output, starting at byte --offset of\n"
-		"the stream as seen from block --origin (the /dev/guac origin ioctl).\n\n"
-		"  -o, --offset BYTES  first byte (default 0)\n"
-		"  -n, --length BYTES  bytes to write (default: unbounded, until the reader\n"
-		"                      closes the pipe)\n"
-		"      --origin BLOCK  block index added to the position, mod 2^64 (default 0)\n"
-		"      --impl NAME     %s (default auto)\n"
-		"  -f, --force         write to a terminal too (refused by default: binary\n"
-		"                      data garbles it; redirect to a file or a pipe)\n"
-		"      --version       print the version\n"
-		"  -h, --help          show this help\n\n"
+		"the stream as seen from block --origin (the /dev/guac origin ioctl).\n",
+	.after =
 		GUAC_NUMBERS_HELP
 		"Without --length, a closed pipe ends the output quietly with status 0; with\n"
 		"it, a reader that goes away before --length bytes is an error.\n"
 		"Exit status: 0 on success, 2 on a usage or write error or a short --length.\n",
-		guac_impl_choices());
+};
+
+static bool gen_parse_impl(const struct guac_option *opt, const char *arg)
+{
+	*(int *)opt->value = guac_parse_impl(arg);
+	return true;
 }
 
 int guac_cmd_gen(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'n' },
-		{ "origin", required_argument, NULL, 'r' },
-		{ "impl", required_argument, NULL, 'i' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t offset = 0, length = 0, origin = 0;
 	struct guac_spos pos;
 	bool bounded = false, force = false;
 	int impl = guac_impl_best();
+	char impl_help[256];
+	const struct guac_option opts[] = {
+		GUAC_OPT_U64('o', "offset", &offset, "BYTES", "first byte (default 0)"),
+		GUAC_OPT_U64_GIVEN('n', "length", &length, "BYTES",
+				   "bytes to write (default: unbounded, until the reader closes the pipe)",
+				   &bounded),
+		GUAC_OPT_U64(0, "origin", &origin, "BLOCK",
+			     "block index added to the position, mod 2^64 (default 0)"),
+		GUAC_OPT_CALLBACK(0, "impl", &impl, "NAME", impl_help, gen_parse_impl),
+		GUAC_OPT_FLAG('f', "force", &force,
+			      "write to a terminal too (refused by default: binary data garbles it; "
+			      "redirect to a file or a pipe)"),
+		GUAC_OPT_VERSION(),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
+	};
 	u8 *buf;
-	int c, err = 0;
+	int n, err = 0;
 
-	while ((c = getopt_long(argc, argv, "o:n:fh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!guac_parse_u64("offset", optarg, &offset))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'n':
-			if (!guac_parse_u64("length", optarg, &length))
-				return GUAC_EXIT_ERROR;
-			bounded = true;
-			break;
-		case 'r':
-			if (!guac_parse_u64("origin", optarg, &origin))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'i':
-			impl = guac_parse_impl(optarg);
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'h':
-			gen_usage(stdout);
-			return GUAC_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'guac gen --help'.\n");
-			return GUAC_EXIT_ERROR;
-		}
-	}
-	if (optind != argc) {
-		guac_err("unexpected argument '%s'", argv[optind]);
+	snprintf(impl_help, sizeof(impl_help), "%s (default auto)", guac_impl_choices());
+	n = guac_parse_options(argc, argv, opts, &gen_usage, 0);
+	if (n < 0)
+		return guac_parse_exit(n);
+	if (n) {
+		guac_err("unexpected argument '%s'", argv[0]);
 		return GUAC_EXIT_ERROR;
 	}
 	/* As zstd and gzip do: binary output to a terminal is a slip, not a wish. */

@@ -5,23 +5,23 @@
  * after checking that they describe the same fill and cover it exactly.
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cmds.h"
+#include "parse_options.h"
 #include "identity.h"
 #include "manifest.h"
 #include "shard.h"
 #include "util.h"
 
-static void manifest_usage(FILE *f)
-{
-	fprintf(f,
+static const struct guac_usage manifest_usage = {
+	.synopsis =
 		"Usage: guac manifest show FILE\n"
-		"       guac manifest merge OUT PART...\n\n"
+		"       guac manifest merge OUT PART...\n",
+	.about =
 		"show   check FILE and print it with a summary: the fill, its ranges, what\n"
 		"       is done and verified, and the earlier fills of the target\n"
 		"merge  combine the manifests written by `guac write --shard K/N` (one per\n"
@@ -31,12 +31,11 @@ static void manifest_usage(FILE *f)
 		"       where the target has neither), complete, and together cover the fill\n"
 		"       with no gap and no overlap. OUT starts unverified (the parts' checks\n"
 		"       are not carried over); it must not be a part, the target, or an\n"
-		"       existing file that is not a manifest.\n\n"
-		"      --version  print the version\n"
-		"  -h, --help     show this help\n\n"
+		"       existing file that is not a manifest.\n",
+	.after =
 		"Exit status: 0 done, 1 the parts do not make a whole fill (gap, overlap,\n"
-		"incomplete or different fills), 2 a usage error or an invalid manifest.\n");
-}
+		"incomplete or different fills), 2 a usage error or an invalid manifest.\n",
+};
 
 static int manifest_show(const char *path)
 {
@@ -310,42 +309,31 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 
 int guac_cmd_manifest(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct guac_option opts[] = {
+		GUAC_OPT_VERSION(),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
 	};
-	int c;
+	int n = guac_parse_options(argc, argv, opts, &manifest_usage, GUAC_PARSE_STOP_AT_OPERAND);
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'V':
-			guac_print_version();
-			return GUAC_EXIT_OK;
-		case 'h':
-			manifest_usage(stdout);
-			return GUAC_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'guac manifest --help'.\n");
-			return GUAC_EXIT_ERROR;
-		}
-	}
-	if (optind < argc && !strcmp(argv[optind], "show")) {
-		if (argc - optind != 2) {
+	if (n < 0)
+		return guac_parse_exit(n);
+	if (n && !strcmp(argv[0], "show")) {
+		if (n != 2) {
 			guac_err("usage: guac manifest show FILE");
 			return GUAC_EXIT_ERROR;
 		}
-		return manifest_show(argv[optind + 1]);
+		return manifest_show(argv[1]);
 	}
-	if (optind < argc && !strcmp(argv[optind], "merge")) {
-		if (argc - optind < 3) {
+	if (n && !strcmp(argv[0], "merge")) {
+		if (n < 3) {
 			guac_err("usage: guac manifest merge OUT PART...");
 			return GUAC_EXIT_ERROR;
 		}
-		return manifest_merge(argv[optind + 1], argc - optind - 2, argv + optind + 2);
+		return manifest_merge(argv[1], n - 2, argv + 2);
 	}
-	if (optind < argc)
-		guac_err("unknown action '%s' (show or merge)", argv[optind]);
+	if (n)
+		guac_err("unknown action '%s' (show or merge)", argv[0]);
 	else
 		guac_err("missing action: show or merge");
 	return GUAC_EXIT_ERROR;

@@ -4,44 +4,24 @@
  * JSON, an SVG picture); storage/fleet.c does the work (docs/fleet.md).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "fleet.h"
+#include "parse_options.h"
 #include "util.h"
 
-static void report_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: guac report [OPTIONS] MANIFEST|DIR...\n\n"
+static const struct guac_usage report_usage = {
+	.synopsis = "Usage: guac report [OPTIONS] MANIFEST|DIR...\n",
+	.about =
 		"One report for many disks, from the manifests guac write and guac verify\n"
 		"left (a directory: every *.json in it): per disk its host, target, serial or\n"
 		"WWN, size, state, bytes written and verified, and bad sectors per class.\n"
 		"A disk is OK only when its fill is complete and a check of all of it is\n"
-		"recorded complete with no bad sector; every other state says why.\n\n"
-		"  -e, --expect FILE    the disks expected, one \"HOST TARGET\" a line (TARGET: the\n"
-		"                       path, serial or WWN the manifest records): each one no\n"
-		"                       manifest describes is reported MISSING; HOST is the\n"
-		"                       manifest's host, or its short name or FQDN (guacn1,\n"
-		"                       guacn1.lab.example) when that names one host\n"
-		"      --run ID         report run ID alone (what guac write --run or GUAC_RUN\n"
-		"                       recorded): a disk whose manifest is of another run is\n"
-		"                       MISSING, saying which; without it, every manifest\n"
-		"                       counts and the table shows each one's run and age\n"
-		"      --whole          a disk is OK only when its fills cover all of it (its\n"
-		"                       recorded size): one filled in part is PARTIAL, saying\n"
-		"                       how much is covered\n"
-		"      --jobs FILE      the fill jobs' end states, one \"HOST STATE [WHY]\" a\n"
-		"                       line (from sacct, or the files the jobs left): each\n"
-		"                       disk of HOST that is not OK says its job's state\n"
-		"      --json           print JSON instead of the table\n"
-		"      --svg FILE       also draw the fleet as an SVG picture: a row per disk,\n"
-		"                       its bad sectors placed along it, coloured by class\n"
-		"      --version        print the version\n"
-		"  -h, --help           show this help\n\n"
+		"recorded complete with no bad sector; every other state says why.\n",
+	.after =
 		"States: OK, MISMATCH, UNREADABLE, CHANGED (on this host, the target is another\n"
 		"or changed since its check), GONE (its path is no more), SUPERSEDED (a later\n"
 		"fill of the same disk wrote over part of this one), FAILED (the write\n"
@@ -50,66 +30,53 @@ static void report_usage(FILE *f)
 		"covers part of the disk), DUPLICATE (two manifests of one disk), INVALID (a\n"
 		"manifest that does not load), MISSING.\n\n"
 		"Exit status: 0 every disk OK, 1 a disk not OK (or no disk at all), 2 a usage\n"
-		"error or an unreadable --expect list or directory.\n");
-}
+		"error or an unreadable --expect list or directory.\n",
+};
 
 int guac_cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "expect", required_argument, NULL, 'e' },
-		{ "run", required_argument, NULL, 'U' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "whole", no_argument, NULL, 'W' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "svg", required_argument, NULL, 'G' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct guac_fleet fleet;
 	const char *expect = NULL, *svg = NULL, *jobs = NULL;
-	char tmp[4200];
 	bool json = false, bad;
+	const struct guac_option opts[] = {
+		GUAC_OPT_STRING('e', "expect", &expect, "FILE",
+				"the disks expected, one \"HOST TARGET\" a line (TARGET: the path, "
+				"serial or WWN the manifest records): each one no manifest describes "
+				"is reported MISSING; HOST is the manifest's host, or its short name "
+				"or FQDN (guacn1, guacn1.lab.example) when that names one host"),
+		GUAC_OPT_STRING(0, "run", &fleet.run, "ID",
+				"report run ID alone (what guac write --run or GUAC_RUN recorded): a "
+				"disk whose manifest is of another run is MISSING, saying which; "
+				"without it, every manifest counts and the table shows each one's "
+				"run and age"),
+		GUAC_OPT_FLAG(0, "whole", &fleet.whole,
+			      "a disk is OK only when its fills cover all of it (its recorded "
+			      "size): one filled in part is PARTIAL, saying how much is covered"),
+		GUAC_OPT_STRING(0, "jobs", &jobs, "FILE",
+				"the fill jobs' end states, one \"HOST STATE [WHY]\" a line (from "
+				"sacct, or the files the jobs left): each disk of HOST that is not OK "
+				"says its job's state"),
+		GUAC_OPT_FLAG(0, "json", &json, "print JSON instead of the table"),
+		GUAC_OPT_STRING(0, "svg", &svg, "FILE",
+				"also draw the fleet as an SVG picture: a row per disk, its bad "
+				"sectors placed along it, coloured by class"),
+		GUAC_OPT_VERSION(),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
+	};
+	char tmp[4200];
 	unsigned int notok;
-	int c, i, ret = GUAC_EXIT_OK;
+	int n, i, ret = GUAC_EXIT_OK;
 	FILE *out;
 
-	while ((c = getopt_long(argc, argv, "e:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			expect = optarg;
-			break;
-		case 'U':
-			fleet.run = optarg;
-			break;
-		case 'j':
-			jobs = optarg;
-			break;
-		case 'W':
-			fleet.whole = true;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'G':
-			svg = optarg;
-			break;
-		case 'V':
-			guac_print_version();
-			return GUAC_EXIT_OK;
-		case 'h':
-			report_usage(stdout);
-			return GUAC_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'guac report --help'.\n");
-			return GUAC_EXIT_ERROR;
-		}
-	}
-	if (optind == argc) {
+	n = guac_parse_options(argc, argv, opts, &report_usage, 0);
+	if (n < 0)
+		return guac_parse_exit(n);
+	if (!n) {
 		guac_err("no manifest given (MANIFEST or DIR...; try 'guac report --help')");
 		return GUAC_EXIT_ERROR;
 	}
-	for (i = optind; i < argc; i++)
+	for (i = 0; i < n; i++)
 		if (!guac_fleet_add(&fleet, argv[i]))
 			ret = GUAC_EXIT_ERROR;
 	if (ret == GUAC_EXIT_OK && expect && !guac_fleet_expect(&fleet, expect))

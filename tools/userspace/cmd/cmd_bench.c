@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 #include "bench.h"
 #include "cmds.h"
+#include "parse_options.h"
 #include "libguac.h"
 #include "util.h"
 
@@ -33,19 +33,17 @@
 #define BENCH_HELP_IMPLS "-sse2, -avx2, -avx512"
 #define BENCH_HELP_INSNS "the RDRAND and RDSEED instructions"
 #define BENCH_HELP_SEED "RDSEED"
-#define BENCH_HELP_IMPL_OPT "auto, generic, sse2, avx2 or\n" \
-	"                      avx512 (default auto, the best this CPU supports)\n"
+#define BENCH_HELP_IMPL_OPT "auto, generic, sse2, avx2 or avx512"
 #elif defined(__aarch64__)
 #define BENCH_HELP_IMPLS "-neon"
 #define BENCH_HELP_INSNS "the RNDR and RNDRRS instructions"
 #define BENCH_HELP_SEED "RNDR"
-#define BENCH_HELP_IMPL_OPT "auto, generic or neon (default\n" \
-	"                      auto, the best this CPU supports)\n"
+#define BENCH_HELP_IMPL_OPT "auto, generic or neon"
 #else
 #define BENCH_HELP_IMPLS "the only one"
 #define BENCH_HELP_INSNS "the CPU's random instructions (none here)"
 #define BENCH_HELP_SEED "random instruction"
-#define BENCH_HELP_IMPL_OPT "auto or generic\n"
+#define BENCH_HELP_IMPL_OPT "auto or generic"
 #endif
 #define BENCH_NONCE_BATCH 4096		/* amortized: one request serves 256 values */
 
@@ -58,11 +56,9 @@ static bool bench_show_progress;
 static bool bench_sizes_given;		/* --sizes, which overrides every suite's default */
 static int bench_kpath_impl = -1;	/* --impl, or -1 for the best one */
 
-static void bench_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: guac bench [core|dev|hwrng|nonce|kpath|small|parallel|all] [OPTIONS]\n\n"
-		"Measure sources of random bytes side by side (default: all suites).\n\n"
+/* --help around the options; the about text's numbers are printf's (bench_usage_about). */
+static const char bench_about_fmt[] =
+	"Measure sources of random bytes side by side (default: all suites).\n\n"
 		"  core   the userspace guacamole core, one row per implementation (guac-generic,\n"
 		"         " BENCH_HELP_IMPLS "), and yardsticks: libcrypto's EVP ChaCha20\n"
 		"         encrypting zeros (chacha20-evp, what `openssl speed -evp chacha20`\n"
@@ -93,29 +89,15 @@ static void bench_usage(FILE *f)
 		"         a range of its own (1M requests by default): one open file per thread,\n"
 		"         one shared with pread and with read (serialised on the position),\n"
 		"         and /dev/zero; MB/s per thread and the scaling against 1 thread\n"
-		"         (small and parallel are not part of all; no --plot for them)\n\n"
-		"  -s, --sizes LIST    request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)\n"
-		"  -t, --threads LIST  thread counts, e.g. 1,2 (default 1 to the CPU count, %u)\n"
-		"      --seconds S     length of one trial (default %.2f)\n"
-		"      --trials N      trials per measurement; median, min and max are\n"
-		"                      reported (default %d)\n"
-		"      --csv           CSV on standard output instead of the table\n"
-		"      --json          JSON on standard output instead of the table\n"
-		"      --impl NAME     kpath, small and parallel: " BENCH_HELP_IMPL_OPT
-		"      --plot FILE     also write a PNG (gnuplot): throughput and per-core speed\n"
-		"                      against request size on one thread, and throughput\n"
-		"                      against threads at 64K\n"
-		"  -h, --help          show this help\n\n"
+		"         (small and parallel are not part of all; no --plot for them)\n";
+
+static const char bench_after[] =
 		"Throughput is MB/s (10^6 bytes per second) over all threads, and per\n"
 		"CPU-second (MB per second of CPU time the threads got: the per-core speed,\n"
 		"steady on a loaded machine). A source that this machine lacks (no /dev/guac\n"
 		"without the module, no " BENCH_HELP_SEED " on the CPU) is reported as absent, never as\n"
 		"zero. Benchmarks measure; they assert nothing.\n"
-		"Exit status: 0 on success, 2 on a usage error or when the plot fails.\n",
-		BENCH_CPU_REQUEST, BENCH_NONCE_SIZE, BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK,
-		BENCH_KPATH_CHUNK, guac_nr_cpus(),
-		BENCH_DEFAULT_SECONDS, BENCH_DEFAULT_TRIALS);
-}
+		"Exit status: 0 on success, 2 on a usage error or when the plot fails.\n";
 
 /* Parse a comma-separated list of numbers in [1, @max]; false after a message. */
 static bool bench_parse_list(const char *what, const char *arg, uint64_t max, uint64_t *out,
@@ -369,112 +351,152 @@ static bool bench_memory_fits(const struct bench_config *cfg, bool one_thread)
 	return false;
 }
 
-int guac_cmd_bench(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "sizes", required_argument, NULL, 's' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "seconds", required_argument, NULL, 'S' },
-		{ "trials", required_argument, NULL, 'T' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "plot", required_argument, NULL, 'p' },
-		{ "impl", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t list[BENCH_MAX_LIST];
+/* What the options set: the callbacks' context. */
+struct bench_opts {
+	struct bench_config cfg;
 	size_t sizes[BENCH_MAX_LIST];
 	unsigned int threads[BENCH_MAX_LIST];
-	struct bench_config cfg = {
-		.seconds = BENCH_DEFAULT_SECONDS, .trials = BENCH_DEFAULT_TRIALS,
-		.sizes = sizes, .threads = threads,
-	};
-	struct bench_results res = { 0 };
-	const char *suite = "all", *plot = NULL;
-	bool csv = false, json = false, ran = false, ok = true, threads_given = false;
-	double trials;
-	size_t i, n;
-	int c;
+	bool threads_given;
+};
 
+static bool bench_opt_sizes(const struct guac_option *opt, const char *arg)
+{
+	struct bench_opts *o = opt->value;
+	uint64_t list[BENCH_MAX_LIST];
+	size_t i, n;
+
+	if (!bench_parse_list("size", arg, BENCH_MAX_SIZE, list, &n))
+		return false;
+	for (i = 0; i < n; i++)
+		o->sizes[i] = (size_t)list[i];
+	o->cfg.nsizes = n;
+	bench_sizes_given = true;
+	return true;
+}
+
+static bool bench_opt_threads(const struct guac_option *opt, const char *arg)
+{
+	struct bench_opts *o = opt->value;
+	uint64_t list[BENCH_MAX_LIST];
+	size_t i, n;
+
+	if (!bench_parse_list("thread count", arg, BENCH_MAX_THREADS, list, &n))
+		return false;
+	for (i = 0; i < n; i++)
+		o->threads[i] = (unsigned int)list[i];
+	o->cfg.nthreads = n;
+	o->threads_given = true;
+	return true;
+}
+
+static bool bench_opt_seconds(const struct guac_option *opt, const char *arg)
+{
+	struct bench_opts *o = opt->value;
+
+	return bench_parse_double("trial length", arg, BENCH_MAX_SECONDS, &o->cfg.seconds);
+}
+
+static bool bench_opt_trials(const struct guac_option *opt, const char *arg)
+{
+	struct bench_opts *o = opt->value;
+	double trials;
+
+	if (!bench_parse_double("trial count", arg, BENCH_MAX_TRIALS, &trials))
+		return false;
+	if (trials != floor(trials)) {
+		guac_err("invalid trial count '%s': expected a whole number", arg);
+		return false;
+	}
+	o->cfg.trials = (unsigned int)trials;
+	return true;
+}
+
+static bool bench_opt_impl(const struct guac_option *opt, const char *arg)
+{
+	(void)opt;
+	bench_kpath_impl = guac_parse_impl(arg);
+	return true;
+}
+
+int guac_cmd_bench(int argc, char **argv)
+{
+	static struct bench_opts o;
+	const char *suite = "all", *plot = NULL;
+	bool csv = false, json = false, ran = false, ok = true;
+	char about[sizeof(bench_about_fmt) + 64], threads_help[96], seconds_help[64],
+		trials_help[96];
+	const struct guac_usage usage = {
+		.synopsis = "Usage: guac bench [core|dev|hwrng|nonce|kpath|small|parallel|all] [OPTIONS]\n",
+		.about = about,
+		.after = bench_after,
+	};
+	const struct guac_option opts[] = {
+		GUAC_OPT_CALLBACK('s', "sizes", &o, "LIST",
+				  "request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)",
+				  bench_opt_sizes),
+		GUAC_OPT_CALLBACK('t', "threads", &o, "LIST", threads_help, bench_opt_threads),
+		GUAC_OPT_CALLBACK(0, "seconds", &o, "S", seconds_help, bench_opt_seconds),
+		GUAC_OPT_CALLBACK(0, "trials", &o, "N", trials_help, bench_opt_trials),
+		GUAC_OPT_FLAG(0, "csv", &csv, "CSV on standard output instead of the table"),
+		GUAC_OPT_FLAG(0, "json", &json, "JSON on standard output instead of the table"),
+		GUAC_OPT_CALLBACK(0, "impl", NULL, "NAME",
+				  "kpath, small and parallel: " BENCH_HELP_IMPL_OPT
+				  " (default auto, the best this CPU supports)", bench_opt_impl),
+		GUAC_OPT_STRING(0, "plot", &plot, "FILE",
+				"also write a PNG (gnuplot): throughput and per-core speed against "
+				"request size on one thread, and throughput against threads at 64K"),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
+	};
+	struct bench_config *cfg = &o.cfg;
+	size_t *sizes = o.sizes;
+	struct bench_results res = { 0 };
+	size_t i;
+	int n;
+
+	snprintf(about, sizeof(about), bench_about_fmt, BENCH_CPU_REQUEST, BENCH_NONCE_SIZE,
+		 BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK, BENCH_KPATH_CHUNK);
+	snprintf(threads_help, sizeof(threads_help),
+		 "thread counts, e.g. 1,2 (default 1 to the CPU count, %u)", guac_nr_cpus());
+	snprintf(seconds_help, sizeof(seconds_help), "length of one trial (default %.2f)",
+		 BENCH_DEFAULT_SECONDS);
+	snprintf(trials_help, sizeof(trials_help),
+		 "trials per measurement; median, min and max are reported (default %d)",
+		 BENCH_DEFAULT_TRIALS);
 	/* Each call starts from the defaults. */
+	memset(&o, 0, sizeof(o));
+	o.cfg = (struct bench_config){
+		.seconds = BENCH_DEFAULT_SECONDS, .trials = BENCH_DEFAULT_TRIALS,
+		.sizes = o.sizes, .threads = o.threads,
+	};
 	bench_show_progress = false;
 	bench_sizes_given = false;
 	bench_kpath_impl = -1;
-	memcpy(sizes, bench_default_sizes, sizeof(bench_default_sizes));
-	cfg.nsizes = sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0]);
-	cfg.nthreads = guac_nr_cpus() < BENCH_MAX_LIST ? guac_nr_cpus() : BENCH_MAX_LIST;
-	for (i = 0; i < cfg.nthreads; i++)
-		threads[i] = (unsigned int)i + 1;
+	memcpy(o.sizes, bench_default_sizes, sizeof(bench_default_sizes));
+	cfg->nsizes = sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0]);
+	cfg->nthreads = guac_nr_cpus() < BENCH_MAX_LIST ? guac_nr_cpus() : BENCH_MAX_LIST;
+	for (i = 0; i < cfg->nthreads; i++)
+		o.threads[i] = (unsigned int)i + 1;
 
-	while ((c = getopt_long(argc, argv, "s:t:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!bench_parse_list("size", optarg, BENCH_MAX_SIZE, list, &n))
-				return GUAC_EXIT_ERROR;
-			for (i = 0; i < n; i++)
-				sizes[i] = (size_t)list[i];
-			cfg.nsizes = n;
-			bench_sizes_given = true;
-			break;
-		case 't':
-			if (!bench_parse_list("thread count", optarg, BENCH_MAX_THREADS, list, &n))
-				return GUAC_EXIT_ERROR;
-			for (i = 0; i < n; i++)
-				threads[i] = (unsigned int)list[i];
-			cfg.nthreads = n;
-			threads_given = true;
-			break;
-		case 'S':
-			if (!bench_parse_double("trial length", optarg, BENCH_MAX_SECONDS,
-						&cfg.seconds))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'T':
-			if (!bench_parse_double("trial count", optarg, BENCH_MAX_TRIALS, &trials))
-				return GUAC_EXIT_ERROR;
-			if (trials != floor(trials)) {
-				guac_err("invalid trial count '%s': expected a whole number", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			cfg.trials = (unsigned int)trials;
-			break;
-		case 'c':
-			csv = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'p':
-			plot = optarg;
-			break;
-		case 'i':
-			bench_kpath_impl = guac_parse_impl(optarg);
-			break;
-		case 'h':
-			bench_usage(stdout);
-			return GUAC_EXIT_OK;
-		default:
-			bench_usage(stderr);
-			return GUAC_EXIT_ERROR;
-		}
-	}
+	n = guac_parse_options(argc, argv, opts, &usage, 0);
+	if (n < 0)
+		return guac_parse_exit(n);
 	if (csv && json) {
 		guac_err("--csv and --json exclude each other");
 		return GUAC_EXIT_ERROR;
 	}
-	if (optind < argc)
-		suite = argv[optind++];
-	if (optind < argc) {
-		guac_err("unexpected argument '%s'", argv[optind]);
+	if (n > 1) {
+		guac_err("unexpected argument '%s'", argv[1]);
 		return GUAC_EXIT_ERROR;
 	}
+	if (n)
+		suite = argv[0];
 	if (bench_kpath_impl >= 0 && strcmp(suite, "kpath") && strcmp(suite, "all") &&
 	    strcmp(suite, "small") && strcmp(suite, "parallel")) {
 		guac_err("--impl applies to the kpath, small and parallel suites only");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!bench_memory_fits(&cfg, !strcmp(suite, "small")))
+	if (!bench_memory_fits(cfg, !strcmp(suite, "small")))
 		return GUAC_EXIT_ERROR;
 	if (!strcmp(suite, "small") || !strcmp(suite, "parallel")) {
 		bool small = !strcmp(suite, "small");
@@ -486,25 +508,25 @@ int guac_cmd_bench(int argc, char **argv)
 			guac_err("--plot does not apply to the %s suite", suite);
 			return GUAC_EXIT_ERROR;
 		}
-		if (small && threads_given) {
+		if (small && o.threads_given) {
 			guac_err("the small suite runs on one thread: no --threads");
 			return GUAC_EXIT_ERROR;
 		}
 		if (!bench_sizes_given) {
-			cfg.nsizes = small ? sizeof(bench_small_sizes) / sizeof(size_t) :
+			cfg->nsizes = small ? sizeof(bench_small_sizes) / sizeof(size_t) :
 					     sizeof(bench_parallel_sizes) / sizeof(size_t);
 			memcpy(sizes, small ? bench_small_sizes : bench_parallel_sizes,
-			       cfg.nsizes * sizeof(size_t));
+			       cfg->nsizes * sizeof(size_t));
 		}
-		return small ? bench_small_run(&cfg, sizes, cfg.nsizes, impl, fmt) :
-			       bench_parallel_run(&cfg, sizes, cfg.nsizes, impl, fmt);
+		return small ? bench_small_run(cfg, sizes, cfg->nsizes, impl, fmt) :
+			       bench_parallel_run(cfg, sizes, cfg->nsizes, impl, fmt);
 	}
 	bench_show_progress = isatty(STDERR_FILENO);
 
 	for (i = 0; i < BENCH_NR_SUITES; i++) {
 		if (strcmp(suite, "all") && strcmp(suite, bench_suites[i].name))
 			continue;
-		bench_suites[i].run(&res, &cfg);
+		bench_suites[i].run(&res, cfg);
 		ran = true;
 	}
 	if (!ran) {
@@ -516,11 +538,11 @@ int guac_cmd_bench(int argc, char **argv)
 		fputs("\r\033[K", stderr);
 
 	if (json)
-		bench_print_json(&res, &cfg);
+		bench_print_json(&res, cfg);
 	else if (csv)
 		bench_print_csv(&res);
 	else
-		bench_print_table(&res, &cfg);
+		bench_print_table(&res, cfg);
 	if (plot)
 		ok = bench_plot(&res, plot);
 	free(res.v);

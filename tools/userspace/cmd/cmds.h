@@ -10,5 +10,6 @@ int guac_cmd_write(int argc, char **argv);
 int guac_cmd_manifest(int argc, char **argv);
 int guac_cmd_doctor(int argc, char **argv);
 int guac_cmd_report(int argc, char **argv);
+int guac_cmd_probe(int argc, char **argv);
 
 #endif /* GUAC_CMDS_H */

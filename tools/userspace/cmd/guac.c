@@ -17,6 +17,7 @@ static const struct {
 	{ "verify", guac_cmd_verify, "check that a file, device or pipe holds the stream" },
 	{ "manifest", guac_cmd_manifest, "show or merge write manifests (shards)" },
 	{ "report", guac_cmd_report, "one report for many disks' manifests (a fleet)" },
+	{ "probe", guac_cmd_probe, "does a device hold what it claims (fake capacity), in seconds" },
 	{ "bench", guac_cmd_bench, "measure the core, the devices and their peers" },
 	{ "doctor", guac_cmd_doctor, "why guacrng does not load (module, key, Secure Boot), and the fix" },
 };

@@ -285,12 +285,14 @@ void verify_report_json(const struct verify_run *run)
 	printf("{\"source\":");
 	guac_json_string(stdout, run->path);
 	printf(",\"result\":\"%s\",\"io_mode\":\"%s\",\"offset\":%s,\"origin\":%" PRIu64
-	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
+	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"sector_source\":\"%s\""
+	       ",\"logical_sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
 	       ",\"block_size\":%" PRIu64 ",\"bytes_described\":%" PRIu64
 	       ",\"bytes_compared\":%" PRIu64 ",\"shard\":",
 	       verify_result(run), guac_target_mode(&run->target),
 	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
-	       run->first_dev, run->sector, guac_impl_names[run->impl], run->jobs, run->bs,
+	       run->first_dev, run->sector, run->sector_source, run->target.sector,
+	       guac_impl_names[run->impl], run->jobs, run->bs,
 	       run->planned, verify_covered(run));
 	if (run->shard.count > 1) {
 		printf("{\"index\":%u,\"count\":%u,\"from\":", run->shard.index, run->shard.count);
@@ -393,10 +395,22 @@ static struct guac_spos verify_range_stream(const struct verify_run *run)
 	       guac_spos_add(guac_spos_of(run->offset), run->skip);
 }
 
+/* Where the sector size came from: "the device's physical sector; logical 512", "--sector". */
+static const char *verify_sector_why(const struct verify_run *run, char *buf, size_t size)
+{
+	if (strcmp(run->sector_source, "physical"))
+		snprintf(buf, size, "%s", run->sector_source);
+	else if (run->target.sector != run->sector)
+		snprintf(buf, size, "the device's physical sector; logical %u", run->target.sector);
+	else
+		snprintf(buf, size, "the device's physical sector");
+	return buf;
+}
+
 void verify_report_text(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
-	char human[32], speed[32], line[512], scope[160];
+	char human[32], speed[32], line[512], scope[160], why[96];
 	double secs = run->seconds;
 	size_t i;
 
@@ -516,7 +530,8 @@ void verify_report_text(const struct verify_run *run)
 			       " blocks: an UNKNOWN sector may hold an origin not searched\n",
 			       run->search.origin_blocks);
 	}
-	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors\n",
+	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors (%s)\n",
 	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
-	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector);
+	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector,
+	       verify_sector_why(run, why, sizeof(why)));
 }

@@ -78,7 +78,8 @@ struct verify_run {
 	bool length_given, seek_given, skip_given, bs_given, json, resume;
 	struct guac_shard shard;
 	enum guac_direct direct;
-	unsigned int sector;		/* report granularity; 0: the target's */
+	unsigned int sector;		/* report and class granularity; 0: the default */
+	const char *sector_source;	/* where it came from: "--sector", "physical", ... */
 	int impl;
 	/* --origins: origins named alone (checked like the history), and ranges (searched). */
 	uint64_t named_origin[VERIFY_NAMED_ORIGINS];

@@ -471,7 +471,6 @@ int guac_cmd_verify(int argc, char **argv)
 			saved = guac_now();
 		}
 	}
-	guac_target_close(&run.target);
 	/* Stopped before every byte was compared (a stop that came later changes nothing). */
 	if (atomic_load(&run.stop) && !run.max_reached && !run.fatal && !run.short_data &&
 	    verify_covered(&run) < run.planned)
@@ -487,6 +486,8 @@ int guac_cmd_verify(int argc, char **argv)
 	verify_save_partial(&run);
 	if (run.bad_list_path && !verify_write_bad_list(&run))
 		ret = GUAC_EXIT_ERROR;
+	/* Open until here: the diagnosis reads again the incident its search's bound cut. */
+	guac_target_close(&run.target);
 
 	if (run.json)
 		verify_report_json(&run);

@@ -122,16 +122,24 @@ wrapped() {
 	# One job: the first 1000 bad sectors (those diagnosed) are then LBAs 0-999.
 	"$GUAC" verify -j 1 --sector $S -m "$man" "$t" >"$tmp/$name.txt" 2>&1
 	check "$name: 1792 bad sectors (7 MiB)" "grep -q '^MISMATCH: 1792 bad 4096-byte sectors' '$tmp/$name.txt'"
-	expect_text "$name" "$tmp/$name.txt" 0 "WRAPPED: holds the data of LBA 1792 \(byte 7340032\), 7340032 bytes later: .*capacity looks like 1048576 bytes"
-	expect_text "$name" "$tmp/$name.txt" 300 "WRAPPED: holds the data of LBA 1836 .*capacity looks like 1048576 bytes"
-	n=$(grep -c ": WRAPPED: .*capacity looks like 1048576 bytes" "$tmp/$name.txt")
-	d=$(grep -c "^  sector [0-9]* (byte [0-9]*): " "$tmp/$name.txt")
-	check "$name: every diagnosed sector ($d) is WRAPPED at 1 MiB ($n)" "[ $d -ge 1000 ] && [ $n -eq $d ]"
-	check "$name: the record counts the $d searched sectors as WRAPPED, the rest OTHER" \
-		"grep -q '\"WRAPPED\": $d, \"PARTIAL_MATCH\": 0, \"OTHER\": $((1792 - d)),' '$man'"
+	# Issue 36, U6: one incident, one line, like f3probe; the search's bound
+	# (the first 1000 OTHER sectors) no longer splits it into WRAPPED and OTHER.
+	check "$name: one diagnosis line: LBAs 0-1791 WRAPPED, the real capacity 1 MiB" \
+		"[ \$(grep -c '^  sectors\\{0,1\\} [0-9]' '$tmp/$name.txt') -eq 1 ] &&
+		 grep -q '^  sectors 0-1791 (bytes 0-7340031, 1792 sectors, the last 792 read again past the search.s bound): WRAPPED: 1792 sectors hold the data of places a multiple of 1048576 bytes away (the first, that of LBA 1792, 7340032 bytes later): .*capacity looks like 1048576 bytes' '$tmp/$name.txt'"
+	check "$name: classes: all 1792 WRAPPED, none left OTHER" \
+		"grep -qx 'classes: 1792 OTHER (the first 1000 searched, the next 792 read again: the rest of the incident the search.s bound cut: 1792 WRAPPED)' '$tmp/$name.txt'"
+	check "$name: the record counts all 1792 as WRAPPED, none OTHER" \
+		"grep -q '\"WRAPPED\": 1792, \"PARTIAL_MATCH\": 0, \"OTHER\": 0,' '$man'"
 	"$GUAC" verify -j 1 --sector $S --json -m "$man" "$t" >"$tmp/$name.json" 2>&1
-	n=$(grep -o '"class":"WRAPPED"[^}]*"capacity":1048576,' "$tmp/$name.json" | wc -l)
-	check "$name: JSON: $n WRAPPED with capacity 1048576" "[ $n -eq $d ]"
+	# Per sector, the JSON's diagnosis keeps what the text's lines said.
+	expect_json "$name" "$tmp/$name.json" '"lba":0,"found_stream_offset":7340032,"found_device_offset":7340032,"found_lba":1792,"distance":7340032,"capacity":1048576,'
+	expect_json "$name" "$tmp/$name.json" '"lba":300,"found_stream_offset":7520256,"found_device_offset":7520256,"found_lba":1836,'
+	d=$(grep -o '"diagnosed_sectors":[0-9]*' "$tmp/$name.json" | cut -d: -f2)
+	n=$(grep -o '"class":{"class":"WRAPPED"[^}]*"capacity":1048576,' "$tmp/$name.json" | wc -l)
+	check "$name: JSON: every diagnosed sector ($d) WRAPPED with capacity 1048576 ($n)" \
+		"[ $d -ge 1000 ] && [ $n -eq $d ]"
+	expect_json "$name" "$tmp/$name.json" '"incidents":[{"class":"WRAPPED","byte":0,"bytes":7340032,"lba":0,"last_lba":1791,"sectors":1792,"diagnosed":1000,"extended":792,"capacity":1048576,'
 }
 
 # many NAME: 3810 bad 512-byte sectors in a file, classes changing inside
@@ -170,7 +178,7 @@ many() {
 	check "$name: the classes of all 3810, the search's bound and what it left" \
 		"grep -qx 'classes: 1500 ALL_ZERO, 2 ALL_ONES, 5 TORN, 1200 STALE_ORIGIN (origin $OLD), 1103 OTHER (the first 1000 searched: 2 MISDIRECTED, 998 UNKNOWN; 103 not searched: the search takes at most 1000)' '$tmp/many.txt'"
 	check "$name: diagnosis lines: the first 1000 (zeros), then the first 1000 OTHER" \
-		"grep -q '^DIAGNOSIS of 2000 bad sectors: the first 1000, and 1000 more of class OTHER' '$tmp/many.txt' && ! expect_text_512 99 . && expect_text_512 100 ALL_ZERO && expect_text_512 1099 ALL_ZERO && expect_text_512 5001 'MISDIRECTED: .*meant for LBA 6001 ' && expect_text_512 8996 'UNKNOWN: .*random' && ! expect_text_512 1100 . && ! expect_text_512 8997 ."
+		"grep -q '^DIAGNOSIS of 2000 bad sectors: the first 1000, and 1000 more of class OTHER' '$tmp/many.txt' && ! expect_text_512 99 . && expect_text_512 100 ALL_ZERO && expect_text_512 1099 ALL_ZERO && expect_text_512 5001 'MISDIRECTED: .*meant for LBAs 6000-6001 ' && expect_text_512 8996 'UNKNOWN: .*random' && ! expect_text_512 1100 . && ! expect_text_512 8997 ."
 	expect_json "$name" "$tmp/many.list" "# guac verify bad sectors of '$t' (512-byte sectors): KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS"
 	printf '%s\n' \
 		"mismatch 51200 819199 100 1599 ALL_ZERO" \
@@ -195,7 +203,7 @@ many() {
 		"cmp '$tmp/many4.got' '$tmp/many4.want' && grep -Eq ' 5000 500[01] (MISDIRECTED|OTHER)$' '$tmp/many4.list' &&
 		 grep -Eq ' 500[01] 5001 (MISDIRECTED|OTHER)$' '$tmp/many4.list'"
 	expect_json "$name" "$tmp/many.json" '"bad_sectors":3810,'
-	expect_json "$name" "$tmp/many.json" '"classes":{"ALL_ZERO":1500,"ALL_ONES":2,"TORN":5,"STALE_ORIGIN":1200,"PARTIAL_MATCH":0,"OTHER":1103,"unclassified":0},"stale_origins":[{"origin":77,"sectors":1200}],"search_bound":1000,"other_searched":1000,"other_not_searched":103,'
+	expect_json "$name" "$tmp/many.json" '"classes":{"ALL_ZERO":1500,"ALL_ONES":2,"TORN":5,"STALE_ORIGIN":1200,"PARTIAL_MATCH":0,"OTHER":1103,"unclassified":0},"stale_origins":[{"origin":77,"sectors":1200}],"search_bound":1000,"other_searched":1000,"other_extended":0,"other_not_searched":103,'
 	# Which 1000 OTHER sectors four jobs hand the search depends on their pace.
 	check "$name: -j 4: what the search made of the 1000 it took" \
 		"grep -Eq '\"searched_classes\":[{]\"STALE_ORIGIN\":0,\"MISDIRECTED\":[0-2],\"WRAPPED\":0,\"UNKNOWN\":(998|999|1000)[}]' '$tmp/many.json'"
@@ -213,9 +221,12 @@ many() {
 		"grep -q '\"result\":\"ok\"' '$tmp/clean.json' && ! grep -q '\"classes\"' '$tmp/clean.json'"
 }
 
-# expect_text_512 LBA REGEX: many's text report line for LBA matches.
+# expect_text_512 LBA REGEX: many's text report has a diagnosis line for
+# LBA (a sector's, or an incident's that spans it) that matches.
 expect_text_512() {
-	grep -Eq "^  sector $1 \(byte $(($1 * 512))\): $2" "$tmp/many.txt"
+	sed -n 's/^  sectors\{0,1\} \([0-9]*\)-\{0,1\}\([0-9]*\) (bytes\{0,1\} [0-9-]*[,)][^:]*: /\1|\2|/p' "$tmp/many.txt" |
+		awk -F'|' -v lba="$1" '{ last = $2 == "" ? $1 : $2; if ($1 <= lba + 0 && lba + 0 <= last + 0) print $3 }' |
+		grep -Eq "$2"
 }
 
 # origins: stale data of two earlier passes is counted per origin; a bad
@@ -310,7 +321,7 @@ dd if="$u" of="$u" bs=4096 skip=2048 seek=6144 count=1 conv=notrunc status=none
 rc=$?
 check "U3: a 4 KiB copy 16 MiB away: exit 1, 8 bad sectors, all MISDIRECTED from byte 8388608, none WRAPPED" \
 	"[ $rc -eq 1 ] && grep -q '^classes: 8 OTHER (all 8 searched: 8 MISDIRECTED)' '$tmp/u3.txt' &&
-	 grep -q 'sector 49152 (byte 25165824): MISDIRECTED: holds stream offset 8388608, meant for LBA 16384' '$tmp/u3.txt' &&
+	 grep -q 'sectors 49152-49159 (bytes 25165824-25169919, 8 sectors): MISDIRECTED: 8 sectors hold stream offsets 8388608-8392703, meant for LBAs 16384-16391' '$tmp/u3.txt' &&
 	 ! grep -q 'WRAPPED\|fake-capacity' '$tmp/u3.txt'"
 rm -f "$u"
 
@@ -335,9 +346,8 @@ check "U5: --jobs 4: the diagnosis is of the first 1000 bad sectors by position 
 check "... the same in three runs" \
 	'cmp -s "$tmp/u5-1.lba" "$tmp/u5-2.lba" && cmp -s "$tmp/u5-1.lba" "$tmp/u5-3.lba"'
 "$GUAC" verify --jobs 4 -m "$tmp/u5.json" >"$tmp/u5.txt" 2>&1
-check "... and the text's first and last diagnosis lines are sectors 2048 and 35215" \
-	"[ \"\$(grep -m1 '^  sector ' '$tmp/u5.txt' | cut -d' ' -f4)\" = 2048 ] &&
-	 [ \"\$(grep '^  sector ' '$tmp/u5.txt' | tail -n 1 | cut -d' ' -f4)\" = 35215 ]"
+check "... and the text's diagnosis lines are its incidents, sectors 2048-2647 and 34816-35215" \
+	"[ \"\$(grep '^  sectors\\{0,1\\} [0-9]' '$tmp/u5.txt' | cut -d' ' -f4 | tr '\\n' ' ')\" = '2048-2647 34816-35215 ' ]"
 rm -f "$u"
 
 tap_end

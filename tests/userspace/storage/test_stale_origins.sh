@@ -30,9 +30,9 @@ check "verify: exit 1" "[ $rc -eq 1 ]"
 check "origin 7 is found near origin 8: 10 STALE_ORIGIN among the searched, the far one UNKNOWN" \
 	"grep -qx 'classes: 14 OTHER (all 14 searched: 10 STALE_ORIGIN (origin 7, not in the history), 4 UNKNOWN)' out"
 check "the diagnosis line names origin 7, its place, and that the history lacks it" \
-	"grep -q '^  sector 100 (byte 51200): STALE_ORIGIN: holds this place.s data from a pass with origin 7 (stream offset 51200), not in the manifest.s history: found by the origin search near origin 8' out"
+	"grep -q '^  sectors 100-109 (bytes 51200-56319, 10 sectors): STALE_ORIGIN: 10 sectors hold their places. data from a pass with origin 7 (stream offsets 51200-56319), not in the manifest.s history: found by the origin search near origin 8' out"
 check "sector 300 (origin 20261117, far from 8) stays UNKNOWN without --origins" \
-	"grep -q '^  sector 300 (byte 153600): UNKNOWN' out"
+	"grep -q '^  sectors 300-303 (bytes 153600-155647, 4 sectors): UNKNOWN' out"
 # The manifest's record takes the classes the search found (version 5), and
 # so do --bad-list, the fleet report and --resume's listing of the earlier run.
 cp m.json m1.json
@@ -92,8 +92,8 @@ cp m0.json m.json
 "$GUAC" verify -m m.json --origins 20261101-20261130 >out 2>&1
 check "--origins 20261101-20261130: the far origin is found in it (exit $?)" \
 	"grep -qx 'classes: 14 OTHER (all 14 searched: 14 STALE_ORIGIN (origin 7: 10, not in the history; origin 20261117: 4, named by --origins))' out &&
-	 grep -q '^  sector 300 (byte 153600): STALE_ORIGIN: holds this place.s data from the pass with origin 20261117 named by --origins' out &&
-	 grep -q 'origin 20261117 named by --origins .*: if that pass came before this fill, this fill.s write was lost; if after, it wrote here since' out"
+	 grep -q '^  sectors 300-303 (bytes 153600-155647, 4 sectors): STALE_ORIGIN: 4 sectors hold their places. data from the pass with origin 20261117 named by --origins' out &&
+	 grep -q 'origin 20261117 named by --origins .*: if that pass came before this fill, this fill.s writes were lost; if after, it wrote here since' out"
 # --origins N: checked on every bad sector, counted with the local classes and in --bad-list.
 cp m0.json m.json
 "$GUAC" verify -m m.json --origins 20261117,7 --bad-list bl >out 2>&1

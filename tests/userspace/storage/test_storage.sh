@@ -84,7 +84,7 @@ check "verify --skip 3M --length 1M finds the zeroed sectors: exit 1" "[ $rc -eq
 lba=$(((1048576 + 3 * 1048576) / 512 + 5))
 check "the report gives the true device bytes and LBAs $lba-$((lba + 1))" \
 	"grep -q 'bytes $((lba * 512))-$(((lba + 2) * 512 - 1)) (1024 bytes, sectors $lba-$((lba + 1)))' '$tmp/s.txt'"
-check "the diagnosis calls them zeros at LBA $lba" "grep -q '^  sector $lba (byte $((lba * 512))): ALL_ZERO' '$tmp/s.txt'"
+check "the diagnosis calls them zeros at LBA $lba" "grep -q '^  sectors $lba-$((lba + 1)) (bytes $((lba * 512))-$(((lba + 2) * 512 - 1)), 2 sectors): ALL_ZERO' '$tmp/s.txt'"
 "$GUAC" verify -m "$tmp/s.json" --skip 4M --length 1M "$A" >/dev/null 2>&1
 check "the neighbouring sub-range is clean: exit 0" "[ $? -eq 0 ]"
 "$GUAC" verify --seek 1M --offset 5G --origin 42 --length 3M "$A" >/dev/null 2>&1

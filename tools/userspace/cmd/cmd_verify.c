@@ -59,8 +59,10 @@ static void verify_usage(FILE *f)
 		"  -j, --jobs N         reader threads, each on its own contiguous part (default:\n"
 		"                       one per CPU, here %u); pipes are read by one, from\n"
 		"                       their byte 0 (the bytes before the data are dropped)\n"
-		"      --sector SIZE    512 or 4096: granularity of the reported bad ranges\n"
-		"                       (default: the device's logical sector, else 512)\n"
+		"      --sector SIZE    512 or 4096: the sector bad ranges are reported and\n"
+		"                       classified in (default: a block device's physical\n"
+		"                       sector, 4096 on a 512e disk; else the manifest's, else\n"
+		"                       512)\n"
 		"      --max-errors N   stop at N bad or unreadable sectors (default: never)\n"
 		"      --origins LIST   origins of earlier fills the manifest does not name\n"
 		"                       (comma-separated; A-B for a range): a bad sector\n"
@@ -246,6 +248,7 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 				return GUAC_EXIT_ERROR;
 			}
 			run->sector = (unsigned int)v;
+			run->sector_source = "--sector";
 			break;
 		case 'E':
 			if (!guac_parse_u64("error limit", optarg, &run->max_errors))
@@ -419,7 +422,8 @@ int guac_cmd_verify(int argc, char **argv)
 		/* A read must end on a sector boundary, or a sector is seen in two pieces. */
 		if (run.bs_given) {
 			guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector verify "
-				 "reports in (--sector or the manifest's)", run.bs, run.sector);
+				 "reports in (%s; --sector sets it)", run.bs, run.sector,
+				 run.sector_source);
 			return GUAC_EXIT_ERROR;
 		}
 		run.bs = (run.bs + run.sector - 1) / run.sector * run.sector;
@@ -467,7 +471,6 @@ int guac_cmd_verify(int argc, char **argv)
 			saved = guac_now();
 		}
 	}
-	guac_target_close(&run.target);
 	/* Stopped before every byte was compared (a stop that came later changes nothing). */
 	if (atomic_load(&run.stop) && !run.max_reached && !run.fatal && !run.short_data &&
 	    verify_covered(&run) < run.planned)
@@ -483,6 +486,8 @@ int guac_cmd_verify(int argc, char **argv)
 	verify_save_partial(&run);
 	if (run.bad_list_path && !verify_write_bad_list(&run))
 		ret = GUAC_EXIT_ERROR;
+	/* Open until here: the diagnosis reads again the incident its search's bound cut. */
+	guac_target_close(&run.target);
 
 	if (run.json)
 		verify_report_json(&run);

@@ -406,3 +406,264 @@ void guac_diag_json(FILE *f, const struct guac_diag_result *r, unsigned int sect
 	}
 	fputc('}', f);
 }
+
+/* ---- incidents ---- */
+
+static bool diag_random(const struct guac_diag_result *r)
+{
+	return r->entropy > 7.0;
+}
+
+/* Do @a and @b (the sector right after it, same class) share one explanation? */
+static bool diag_same_cause(const struct guac_diag_incident *inc, const struct guac_diag_result *a,
+			    const struct guac_diag_result *b)
+{
+	switch (a->cls) {
+	case GUAC_DIAG_TORN:
+		return a->head_ok == b->head_ok && a->tail_ok == b->tail_ok && a->rest == b->rest &&
+		       a->found_origin == b->found_origin;
+	case GUAC_DIAG_STALE_ORIGIN:
+		/* One origin, one mapping of device to stream bytes, found the same way. */
+		return a->found_origin == b->found_origin && a->origin_source == b->origin_source &&
+		       a->near_origin == b->near_origin &&
+		       a->found_stream_offset - a->device_offset ==
+		       b->found_stream_offset - b->device_offset;
+	case GUAC_DIAG_MISDIRECTED:
+		return a->distance == b->distance;
+	case GUAC_DIAG_WRAPPED:
+		/* One capacity explains both: f3probe's one line for the whole wrap. */
+		return (inc->capacity > b->capacity ? inc->capacity : b->capacity) <=
+		       (inc->capacity_max < b->capacity_max ? inc->capacity_max : b->capacity_max);
+	case GUAC_DIAG_UNKNOWN:
+		return a->constant == b->constant && a->search_complete == b->search_complete &&
+		       (a->constant ? a->constant_byte == b->constant_byte :
+			diag_random(a) == diag_random(b));
+	default:
+		return true;	/* zeros, ones, scattered damage: the class says it all */
+	}
+}
+
+static void diag_incident_start(struct guac_diag_incident *inc, const struct guac_diag_result *r,
+				size_t i)
+{
+	memset(inc, 0, sizeof(*inc));
+	inc->first = i;
+	inc->device_offset = r->device_offset;
+	inc->capacity = r->capacity;
+	inc->capacity_max = r->capacity_max;
+	inc->entropy_min = inc->entropy_max = r->entropy;
+}
+
+/* Add @r, the sector after the incident's last, to it. */
+static void diag_incident_take(struct guac_diag_incident *inc, const struct guac_diag_result *r,
+			       unsigned int sector)
+{
+	inc->length += sector;
+	if (r->capacity > inc->capacity)
+		inc->capacity = r->capacity;
+	if (r->capacity_max < inc->capacity_max)
+		inc->capacity_max = r->capacity_max;
+	inc->matching_bytes += r->matching_bytes;
+	inc->bit_flips += r->bit_flips;
+	if (r->entropy < inc->entropy_min)
+		inc->entropy_min = r->entropy;
+	if (r->entropy > inc->entropy_max)
+		inc->entropy_max = r->entropy;
+}
+
+size_t guac_diag_incidents(const struct guac_diag_result *results, size_t n, unsigned int sector,
+			   struct guac_diag_incident *out)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct guac_diag_result *r = &results[i];
+		struct guac_diag_incident *cur = k ? &out[k - 1] : NULL;
+		const struct guac_diag_result *last = cur ? &results[cur->first + cur->count - 1] : NULL;
+
+		if (!cur || r->device_offset != last->device_offset + sector || r->cls != last->cls ||
+		    !diag_same_cause(cur, last, r)) {
+			cur = &out[k++];
+			diag_incident_start(cur, r, i);
+		}
+		diag_incident_take(cur, r, sector);
+		cur->count++;
+	}
+	return k;
+}
+
+/* What the explanation of @last says the sector after it holds, in @buf; false: none. */
+static bool diag_predict(const struct guac_diag_config *cfg, const struct guac_diag_result *last,
+			 int64_t distance, uint8_t *buf, struct guac_diag_result *next)
+{
+	uint64_t dev = last->device_offset + cfg->sector;
+	struct guac_diag_pass p = cfg->pass;
+
+	*next = *last;
+	next->device_offset = dev;
+	next->stream_offset = last->stream_offset + cfg->sector;
+	if (last->cls == GUAC_DIAG_STALE_ORIGIN) {
+		/* The same origin and mapping: the stream offset moves with the place. */
+		p.origin = last->found_origin;
+		p.stream_offset = last->found_stream_offset;
+		next->found_stream_offset = last->found_stream_offset + cfg->sector;
+		next->found_device_offset = dev;
+		diag_pass_fill(cfg, &p, buf, next->found_stream_offset, cfg->sector);
+		return true;
+	}
+	if (last->cls != GUAC_DIAG_MISDIRECTED && last->cls != GUAC_DIAG_WRAPPED)
+		return false;
+	if (!distance)
+		return false;	/* its own data: not a copy */
+	next->distance = distance;
+	next->found_device_offset = dev + (uint64_t)distance;
+	next->found_stream_offset = next->stream_offset + (uint64_t)distance;
+	if (p.length && next->found_device_offset - p.device_offset >= p.length)
+		return false;	/* outside the pass: nothing of it to hold */
+	diag_pass_fill(cfg, &p, buf, next->found_stream_offset, cfg->sector);
+	return true;
+}
+
+bool guac_diag_continues(const struct guac_diag_config *cfg, struct guac_diag_incident *inc,
+			 const struct guac_diag_result *last, const uint8_t *data, uint8_t *scratch,
+			 struct guac_diag_result *next)
+{
+	/* A wrap moves on to the next alias, one capacity nearer, at a capacity boundary. */
+	int64_t tries[2] = { last->distance, last->distance - (int64_t)inc->capacity };
+	int t, ntries = last->cls == GUAC_DIAG_WRAPPED ? 2 : 1;
+
+	/* The pass's own data there: the sector is good, the incident over. */
+	diag_pass_fill(cfg, &cfg->pass, scratch, last->stream_offset + cfg->sector, cfg->sector);
+	if (!memcmp(scratch, data, cfg->sector))
+		return false;
+	for (t = 0; t < ntries; t++) {
+		if (!diag_predict(cfg, last, tries[t], scratch, next) ||
+		    memcmp(scratch, data, cfg->sector))
+			continue;
+		if (next->cls == GUAC_DIAG_WRAPPED) {
+			uint64_t d = next->distance < 0 ? -(uint64_t)next->distance :
+				     (uint64_t)next->distance;
+
+			if ((d & -d) < inc->capacity)
+				return false;	/* no longer one capacity for the whole run */
+			if ((d & -d) < inc->capacity_max)
+				inc->capacity_max = d & -d;
+			next->capacity = inc->capacity;
+			next->capacity_max = d & -d;
+		}
+		inc->extended++;
+		inc->length += cfg->sector;
+		return true;
+	}
+	return false;
+}
+
+/* STALE_ORIGIN for a run of @sectors, stream offsets r's to @last_soff: where its origin came from. */
+static void diag_stale_describe(const struct guac_diag_result *r, uint64_t sectors,
+				uint64_t last_soff, char *buf, size_t size)
+{
+	unsigned long long n = sectors, o = r->found_origin, a = r->found_stream_offset;
+	unsigned long long b = last_soff, near = r->near_origin;
+	char found[96] = "";
+
+	if (r->origin_source == GUAC_DIAG_ORIGIN_HISTORY) {
+		snprintf(buf, size, "STALE_ORIGIN: %llu sectors hold their places' data from the "
+			 "earlier pass with origin %llu (stream offsets %llu-%llu): the latest "
+			 "writes were lost", n, o, a, b);
+		return;
+	}
+	if (r->origin_source == GUAC_DIAG_ORIGIN_NEAR)
+		snprintf(found, sizeof(found), ": found by the origin search near origin %llu", near);
+	snprintf(buf, size, "STALE_ORIGIN: %llu sectors hold their places' data from %s with "
+		 "origin %llu%s (stream offsets %llu-%llu), not in the manifest's history%s: if "
+		 "that pass came before this fill, this fill's writes were lost; if after, it "
+		 "wrote here since", n, r->origin_source == GUAC_DIAG_ORIGIN_NEAR ? "a pass" :
+		 "the pass", o, r->origin_source == GUAC_DIAG_ORIGIN_NEAR ? "" :
+		 " named by --origins", a, b, found);
+}
+
+/* A run's line for the classes whose numbers change from sector to sector. */
+static void diag_run_describe(const struct guac_diag_incident *inc, const struct guac_diag_result *r,
+			      unsigned int sector, char *buf, size_t size)
+{
+	uint64_t n = inc->length / sector, last = n - 1;
+	unsigned long long dist = diag_abs(r->distance);
+	char cap[32];
+
+	switch (r->cls) {
+	case GUAC_DIAG_STALE_ORIGIN:
+		diag_stale_describe(r, n, r->found_stream_offset + n * sector - 1, buf, size);
+		break;
+	case GUAC_DIAG_MISDIRECTED:
+		snprintf(buf, size, "MISDIRECTED: %llu sectors hold stream offsets %llu-%llu, meant "
+			 "for LBAs %llu-%llu (bytes %llu-%llu), %llu sectors %s: a misdirected "
+			 "write landed here, and these sectors' own writes were lost",
+			 (unsigned long long)n, (unsigned long long)r->found_stream_offset,
+			 (unsigned long long)(r->found_stream_offset + n * sector - 1),
+			 (unsigned long long)(r->found_device_offset / sector),
+			 (unsigned long long)(r->found_device_offset / sector + last),
+			 (unsigned long long)r->found_device_offset,
+			 (unsigned long long)(r->found_device_offset + n * sector - 1), dist / sector,
+			 diag_direction(r->distance));
+		break;
+	case GUAC_DIAG_WRAPPED:
+		guac_fmt_bytes(cap, sizeof(cap), (double)inc->capacity);
+		snprintf(buf, size, "WRAPPED: %llu sectors hold the data of places a multiple of "
+			 "%llu bytes away (the first, that of LBA %llu, %llu bytes %s): addresses "
+			 "wrap, the real capacity looks like %llu bytes (%s): a fake-capacity device",
+			 (unsigned long long)n, (unsigned long long)inc->capacity,
+			 (unsigned long long)(r->found_device_offset / sector), dist,
+			 diag_direction(r->distance), (unsigned long long)inc->capacity, cap);
+		break;
+	case GUAC_DIAG_PARTIAL_MATCH:
+		snprintf(buf, size, "PARTIAL_MATCH: %llu of their %llu bytes right, %llu bits "
+			 "flipped: scattered corruption (media errors, a bad transfer or memory)",
+			 (unsigned long long)inc->matching_bytes,
+			 (unsigned long long)inc->count * sector, (unsigned long long)inc->bit_flips);
+		break;
+	default:	/* UNKNOWN, not constant */
+		snprintf(buf, size, "UNKNOWN: %.2f to %.2f bits of entropy per byte (%s), not "
+			 "from this pass%s", inc->entropy_min, inc->entropy_max,
+			 diag_random(r) ? "random, encrypted or compressed" :
+			 "structured: foreign data", r->search_complete ? "" :
+			 " as far as searched (search not exhaustive)");
+		break;
+	}
+}
+
+const char *guac_diag_describe_incident(const struct guac_diag_incident *inc,
+					const struct guac_diag_result *results,
+					unsigned int sector, char *buf, size_t size)
+{
+	const struct guac_diag_result *r = &results[inc->first];
+
+	/* One sector, or a run that every sector of says alike: the sector's own words. */
+	if (inc->length == sector || r->cls == GUAC_DIAG_ALL_ZERO || r->cls == GUAC_DIAG_ALL_ONES ||
+	    r->cls == GUAC_DIAG_TORN || r->cls == GUAC_DIAG_OK ||
+	    (r->cls == GUAC_DIAG_UNKNOWN && r->constant))
+		return guac_diag_describe(r, sector, buf, size);
+	diag_run_describe(inc, r, sector, buf, size);
+	return buf;
+}
+
+void guac_diag_incident_json(FILE *f, const struct guac_diag_incident *inc,
+			     const struct guac_diag_result *results, unsigned int sector)
+{
+	const struct guac_diag_result *r = &results[inc->first];
+
+	fprintf(f, "{\"class\":\"%s\",\"byte\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"lba\":%" PRIu64
+		",\"last_lba\":%" PRIu64 ",\"sectors\":%" PRIu64 ",\"diagnosed\":%zu"
+		",\"extended\":%" PRIu64, guac_diag_class_name(r->cls), inc->device_offset,
+		inc->length, inc->device_offset / sector,
+		(inc->device_offset + inc->length) / sector - 1, inc->length / sector, inc->count,
+		inc->extended);
+	if (r->cls == GUAC_DIAG_WRAPPED)
+		fprintf(f, ",\"capacity\":%" PRIu64 ",\"capacity_max\":%" PRIu64, inc->capacity,
+			inc->capacity_max);
+	if (r->cls == GUAC_DIAG_PARTIAL_MATCH)
+		fprintf(f, ",\"matching_bytes\":%" PRIu64 ",\"bit_flips\":%" PRIu64,
+			inc->matching_bytes, inc->bit_flips);
+	fprintf(f, ",\"first\":");
+	guac_diag_json(f, r, sector);
+	fputc('}', f);
+}

@@ -293,6 +293,57 @@ const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int se
 void guac_diag_json(FILE *f, const struct guac_diag_result *r, unsigned int sector);
 
 /*
+ * An incident: a run of bad sectors, adjacent in device order, with one class
+ * and one explanation (the same copy distance, the same stale origin and
+ * mapping, a capacity every sector of a wrap fits, the same head and tail of
+ * a torn write, ...): what one failure did. Reports print a line for each,
+ * never one per sector (issue 36, U6).
+ */
+struct guac_diag_incident {
+	size_t first, count;		/* results[first, first + count): those diagnosed */
+	uint64_t extended;		/* sectors after them found to continue it */
+	uint64_t device_offset, length;	/* its bytes, the extended sectors included */
+	uint64_t capacity, capacity_max;	/* WRAPPED: the range every sector fits */
+	uint64_t matching_bytes, bit_flips;	/* PARTIAL_MATCH: over the diagnosed sectors */
+	double entropy_min, entropy_max;	/* UNKNOWN, not constant */
+};
+
+/*
+ * Group @n results (in device order, as guac_diag_batch_run() and verify
+ * give them) into incidents at @out[0..return) (at most n).
+ */
+size_t guac_diag_incidents(const struct guac_diag_result *results, size_t n, unsigned int sector,
+			   struct guac_diag_incident *out);
+
+/*
+ * Does the sector right after @last, the last sector of @inc, continue it?
+ * @data is that sector's bytes; the check regenerates what the explanation
+ * says it holds (the same copy distance, or for WRAPPED the next alias one
+ * capacity nearer; the same stale origin and mapping) and compares it in
+ * full, so an extension is never a guess. Only for the classes the search
+ * gives (MISDIRECTED, WRAPPED, STALE_ORIGIN), whose sectors past its bound
+ * are otherwise left OTHER. True: @next is its result, @inc is extended.
+ * @scratch holds @cfg->sector bytes.
+ */
+bool guac_diag_continues(const struct guac_diag_config *cfg, struct guac_diag_incident *inc,
+			 const struct guac_diag_result *last, const uint8_t *data, uint8_t *scratch,
+			 struct guac_diag_result *next);
+
+/*
+ * One line (no newline, no position) for incident @inc of @results: a single
+ * sector's is guac_diag_describe()'s; a run's names its ranges and counts,
+ * e.g. "MISDIRECTED: hold stream offsets A-B, meant for LBAs C-D (...), 2000
+ * sectors later: a misdirected write of 256 sectors landed here, ...".
+ */
+const char *guac_diag_describe_incident(const struct guac_diag_incident *inc,
+					const struct guac_diag_result *results,
+					unsigned int sector, char *buf, size_t size);
+
+/* The incident as one JSON object, with its first sector's result under "first". */
+void guac_diag_incident_json(FILE *f, const struct guac_diag_incident *inc,
+			     const struct guac_diag_result *results, unsigned int sector);
+
+/*
  * The sweep's generator, exposed for tests and benchmarks: the first 8 bytes
  * (little-endian) of blocks first, first + stride, ... (n of them, mod 2^64).
  */

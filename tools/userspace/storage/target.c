@@ -94,6 +94,7 @@ static bool guac_target_describe(struct guac_target *t)
 {
 	struct stat st;
 	int ssz;
+	unsigned int pbsz;
 
 	if (fstat(t->fd, &st)) {
 		guac_err("cannot stat '%s': %s", t->path, strerror(errno));
@@ -120,11 +121,18 @@ static bool guac_target_describe(struct guac_target *t)
 			return false;
 		}
 		t->sector = (unsigned int)ssz;
+		/* One a sector size can be (a power of two, whole logical sectors), else the logical. */
+		if (ioctl(t->fd, BLKPBSZGET, &pbsz) || pbsz < t->sector || pbsz > 65536 ||
+		    (pbsz & (pbsz - 1)) || pbsz % t->sector)
+			pbsz = t->sector;
+		t->physical_sector = pbsz;
 		guac_target_identity(t, st.st_rdev);
 	} else {
 		t->kind = GUAC_TARGET_STREAM;	/* pipe, socket, character device */
 		t->size = 0;
 	}
+	if (t->kind != GUAC_TARGET_BLOCK)
+		t->physical_sector = t->sector;
 	return true;
 }
 

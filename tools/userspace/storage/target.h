@@ -27,6 +27,11 @@ struct guac_target {
 	bool writable;
 	uint64_t size;			/* bytes; 0 for a stream */
 	unsigned int sector;		/* logical sector size (512 for files) */
+	/*
+	 * A block device's physical sector (BLKPBSZGET): the unit its writes
+	 * land or tear in, 4096 on a 512e disk; a file's: its logical one.
+	 */
+	unsigned int physical_sector;
 	char serial[256];		/* block devices, when sysfs exposes them */
 	char wwid[256];
 };

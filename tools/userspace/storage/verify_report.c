@@ -122,6 +122,9 @@ static void verify_classes_text(const struct verify_run *run)
 			printf("all %" PRIu64 " searched", run->other_searched);
 		else
 			printf("the first %" PRIu64 " searched", run->other_searched);
+		if (run->other_extended)
+			printf(", the next %" PRIu64 " read again: the rest of the incident the "
+			       "search's bound cut", run->other_extended);
 		for (i = 0; i < VERIFY_NELEM(verify_search_order); i++) {
 			enum guac_diag_class k = verify_search_order[i];
 
@@ -145,9 +148,10 @@ static void verify_classes_text(const struct verify_run *run)
 				printf("%s", n ? ")" : "");
 			}
 		}
-		if (run->other_searched < verify_other(run))
+		if (run->other_searched + run->other_extended < verify_other(run))
 			printf("; %" PRIu64 " not searched: the search takes at most %u",
-			       verify_other(run) - run->other_searched, VERIFY_DIAG_MAX);
+			       verify_other(run) - run->other_searched - run->other_extended,
+			       VERIFY_DIAG_MAX);
 		printf(")");
 		sep = ",";
 	}
@@ -179,9 +183,10 @@ static void verify_classes_json(const struct verify_run *run)
 		       run->diag_history[i].origin, c->stale[i]);
 		sep = ",";
 	}
-	printf("],\"search_bound\":%u,\"other_searched\":%" PRIu64
+	printf("],\"search_bound\":%u,\"other_searched\":%" PRIu64 ",\"other_extended\":%" PRIu64
 	       ",\"other_not_searched\":%" PRIu64 ",\"searched_classes\":{", VERIFY_DIAG_MAX,
-	       run->other_searched, verify_other(run) - run->other_searched);
+	       run->other_searched, run->other_extended,
+	       verify_other(run) - run->other_searched - run->other_extended);
 	for (i = 0; i < VERIFY_NELEM(verify_search_order); i++)
 		printf("%s\"%s\":%" PRIu64, i ? "," : "",
 		       guac_diag_class_name(verify_search_order[i]),
@@ -285,12 +290,14 @@ void verify_report_json(const struct verify_run *run)
 	printf("{\"source\":");
 	guac_json_string(stdout, run->path);
 	printf(",\"result\":\"%s\",\"io_mode\":\"%s\",\"offset\":%s,\"origin\":%" PRIu64
-	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
+	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"sector_source\":\"%s\""
+	       ",\"logical_sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
 	       ",\"block_size\":%" PRIu64 ",\"bytes_described\":%" PRIu64
 	       ",\"bytes_compared\":%" PRIu64 ",\"shard\":",
 	       verify_result(run), guac_target_mode(&run->target),
 	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
-	       run->first_dev, run->sector, guac_impl_names[run->impl], run->jobs, run->bs,
+	       run->first_dev, run->sector, run->sector_source, run->target.sector,
+	       guac_impl_names[run->impl], run->jobs, run->bs,
 	       run->planned, verify_covered(run));
 	if (run->shard.count > 1) {
 		printf("{\"index\":%u,\"count\":%u,\"from\":", run->shard.index, run->shard.count);
@@ -343,6 +350,11 @@ void verify_report_json(const struct verify_run *run)
 		guac_diag_json(stdout, &run->diag[i], run->sector);
 		printf("}");
 	}
+	printf("],\"incidents\":[");
+	for (i = 0; i < run->nincident; i++) {
+		printf("%s", i ? "," : "");
+		guac_diag_incident_json(stdout, &run->incident[i], run->diag, run->sector);
+	}
 	printf("],\"error\":");
 	if (run->fatal)
 		guac_json_string(stdout, strerror(run->fatal_errno));
@@ -393,10 +405,42 @@ static struct guac_spos verify_range_stream(const struct verify_run *run)
 	       guac_spos_add(guac_spos_of(run->offset), run->skip);
 }
 
+/* "  sectors 10-17 (bytes 40960-73727, 8 sectors): CLASS: ..." or "  sector 10 (byte 40960): ...". */
+static void verify_incident_text(const struct verify_run *run, const struct guac_diag_incident *inc,
+				 char *line, size_t size)
+{
+	uint64_t first = inc->device_offset / run->sector, n = inc->length / run->sector;
+	char extended[80] = "";
+
+	if (inc->extended)
+		snprintf(extended, sizeof(extended), ", the last %" PRIu64 " read again past the "
+			 "search's bound", inc->extended);
+	guac_diag_describe_incident(inc, run->diag, run->sector, line, size);
+	if (n == 1)
+		printf("  sector %" PRIu64 " (byte %" PRIu64 "): %s\n", first, inc->device_offset,
+		       line);
+	else
+		printf("  sectors %" PRIu64 "-%" PRIu64 " (bytes %" PRIu64 "-%" PRIu64 ", %" PRIu64
+		       " sectors%s): %s\n", first, first + n - 1, inc->device_offset,
+		       inc->device_offset + inc->length - 1, n, extended, line);
+}
+
+/* Where the sector size came from: "the device's physical sector; logical 512", "--sector". */
+static const char *verify_sector_why(const struct verify_run *run, char *buf, size_t size)
+{
+	if (strcmp(run->sector_source, "physical"))
+		snprintf(buf, size, "%s", run->sector_source);
+	else if (run->target.sector != run->sector)
+		snprintf(buf, size, "the device's physical sector; logical %u", run->target.sector);
+	else
+		snprintf(buf, size, "the device's physical sector");
+	return buf;
+}
+
 void verify_report_text(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
-	char human[32], speed[32], line[512], scope[160];
+	char human[32], speed[32], line[512], scope[160], why[96];
 	double secs = run->seconds;
 	size_t i;
 
@@ -496,18 +540,20 @@ void verify_report_text(const struct verify_run *run)
 		verify_earlier_text(run);
 	}
 	if (run->ndiag && run->ndiag == run->nfirst) {
-		printf("DIAGNOSIS of the first %zu bad sector%s:\n", run->ndiag,
+		printf("DIAGNOSIS of the first %zu bad sector%s", run->ndiag,
 		       run->ndiag == 1 ? "" : "s");
 	} else if (run->ndiag) {
 		printf("DIAGNOSIS of %zu bad sectors: the first %zu, and %zu more of class "
-		       "OTHER (the search takes the first %u OTHER ones):\n", run->ndiag, run->nfirst,
+		       "OTHER (the search takes the first %u OTHER ones)", run->ndiag, run->nfirst,
 		       run->ndiag - run->nfirst, VERIFY_DIAG_MAX);
 	}
 	if (run->ndiag) {
-		for (i = 0; i < run->ndiag; i++)
-			printf("  sector %" PRIu64 " (byte %" PRIu64 "): %s\n",
-			       run->sample[i].device_offset / run->sector, run->sample[i].device_offset,
-			       guac_diag_describe(&run->diag[i], run->sector, line, sizeof(line)));
+		printf(", by incident (a run of adjacent sectors with one class and cause):\n");
+		for (i = 0; i < run->nincident; i++)
+			verify_incident_text(run, &run->incident[i], line, sizeof(line));
+		if (run->extend_stopped)
+			printf("  the incident the search's bound cut may go on past byte %" PRIu64
+			       ": reading it again stopped (time bound or Ctrl-C)\n", run->extend_end);
 		if (run->search.interrupted)
 			printf("  search interrupted: not exhaustive (Ctrl-C); an UNKNOWN sector may "
 			       "hold data from a place not searched\n");
@@ -516,7 +562,8 @@ void verify_report_text(const struct verify_run *run)
 			       " blocks: an UNKNOWN sector may hold an origin not searched\n",
 			       run->search.origin_blocks);
 	}
-	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors\n",
+	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors (%s)\n",
 	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
-	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector);
+	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector,
+	       verify_sector_why(run, why, sizeof(why)));
 }

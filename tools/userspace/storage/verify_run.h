@@ -78,7 +78,8 @@ struct verify_run {
 	bool length_given, seek_given, skip_given, bs_given, json, resume;
 	struct guac_shard shard;
 	enum guac_direct direct;
-	unsigned int sector;		/* report granularity; 0: the target's */
+	unsigned int sector;		/* report and class granularity; 0: the default */
+	const char *sector_source;	/* where it came from: "--sector", "physical", ... */
 	int impl;
 	/* --origins: origins named alone (checked like the history), and ranges (searched). */
 	uint64_t named_origin[VERIFY_NAMED_ORIGINS];
@@ -149,6 +150,18 @@ struct verify_run {
 	size_t ndiag;
 	bool diag_ran;
 	struct guac_diag_search search;
+	/* The diagnosed sectors by incident: the report's lines (issue 36, U6). */
+	struct guac_diag_incident incident[2 * VERIFY_DIAG_MAX];
+	size_t nincident;
+	/*
+	 * The incident the search's bound cut, continued past it: OTHER sectors
+	 * [extend_start, extend_end) re-read and found to hold its explanation
+	 * (other_extended of them, class extend_cls); extend_stopped if the time
+	 * bound or Ctrl-C ended the re-reading while it still went on.
+	 */
+	uint64_t other_extended, extend_start, extend_end;
+	enum guac_diag_class extend_cls;
+	bool extend_stopped;
 };
 
 /*
@@ -173,6 +186,13 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg);
 void verify_save_progress(struct verify_run *run, bool running);
 void verify_save_partial(struct verify_run *run);
 bool verify_write_bad_list(struct verify_run *run);
+/*
+ * verify_incident.c: the diagnosed sectors grouped by incident, the one the
+ * search's bound cut continued (re-read from the open target); called by
+ * verify_diagnose().
+ */
+void verify_incidents(struct verify_run *run);
+
 /* After verify_diagnose(): the record takes the searched classes; true if it changed. */
 bool verify_record_searched(struct verify_run *run);
 void verify_diagnose(struct verify_run *run);

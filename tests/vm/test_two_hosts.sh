@@ -161,39 +161,36 @@ whole() {
 	sed -n 's/^/#   /; 1,3p' "$name.whole"
 }
 
+# two_files NAME WHY LABEL: the parts NAME.json (here) and the guest's are two
+# files: merge refused with WHY, the report here and elsewhere not OK, and
+# this host's file holds half the fill.
+two_files() {
+	local name=$1 why=$2
+	merge "$name" "$name.json" "$g/$name.json"
+	check "$3: merge refused, the target identity differs (exit $rc)" \
+		'[ "$rc" = 1 ] && grep -q "target identity (its $why differs" $name.merge &&
+		[ ! -e $name-merged.json ]'
+	report "$name" "$name.json" "$g/$name.json"
+	check "... the report does not say OK for both parts (exit $rc)" \
+		'[ "$rc" != 0 ] && ! grep -q "2 disks: 2 OK" $name.report'
+	report_elsewhere "$name-elsewhere" "$name.json" "$g/$name.json"
+	check "... on another host: two fills, each missing the other's shard (exit $rc)" \
+		'[ "$rc" != 0 ] &&
+		[ "$(grep -c ": MISSING: shard [01]/2 of this fill" $name-elsewhere.report)" = 2 ]'
+	whole "$name" "$base/$name/fill.img"
+	check "... and this host's file does not hold the fill (verify of all of it: exit $rc)" \
+		'[ "$rc" = 1 ]'
+}
+
 # A local file on each machine.
-merge local local.json "$g/local.json"
-check "local file on two machines: merge refused, the target identity differs (exit $rc)" \
-	'[ "$rc" = 1 ] && grep -q "target identity (its [a-z]* differs" local.merge &&
-	[ ! -e local-merged.json ]'
-report local local.json "$g/local.json"
-check "... the report does not say OK for both parts (exit $rc)" \
-	'[ "$rc" != 0 ] && ! grep -q "2 disks: 2 OK" local.report'
-report_elsewhere local-elsewhere local.json "$g/local.json"
-check "... on another host: two fills, each missing the other's shard (exit $rc)" \
-	'[ "$rc" != 0 ] && [ "$(grep -c ": MISSING: shard [01]/2 of this fill" local-elsewhere.report)" = 2 ]'
-whole local "$base/local/fill.img"
-check "... and this host's file does not hold the fill (verify of all of it: exit $rc)" \
-	'[ "$rc" = 1 ]'
+two_files local "[a-z]*" "local file on two machines"
 
 # Copies of one ext4 image: everything but the running kernel alike.
 check "cloned image: the identities differ in the running kernel alone" \
 	'[ "$(ident clone.json | sed "s/ kernel=[^ ]*//")" = \
 		"$(ident $g/clone.json | sed "s/ kernel=[^ ]*//")" ] &&
 	[ "$(ident clone.json)" != "$(ident $g/clone.json)" ]'
-merge clone clone.json "$g/clone.json"
-check "... merge refused, naming the running kernel (exit $rc)" \
-	'[ "$rc" = 1 ] && grep -q "its running kernel differs" clone.merge &&
-	[ ! -e clone-merged.json ]'
-report clone clone.json "$g/clone.json"
-check "... the report does not say OK for both parts (exit $rc)" \
-	'[ "$rc" != 0 ] && ! grep -q "2 disks: 2 OK" clone.report'
-report_elsewhere clone-elsewhere clone.json "$g/clone.json"
-check "... on another host: two fills, each missing the other's shard (exit $rc)" \
-	'[ "$rc" != 0 ] && [ "$(grep -c ": MISSING: shard [01]/2 of this fill" clone-elsewhere.report)" = 2 ]'
-whole clone "$base/clone/fill.img"
-check "... and this host's file does not hold the fill (verify of all of it: exit $rc)" \
-	'[ "$rc" = 1 ]'
+two_files clone "running kernel" "cloned image"
 
 # The control: both shards written on this host alone.
 merge control control0.json control1.json

@@ -89,6 +89,12 @@ demo:
 check-vm-retry: deps vm-tools
 	TESTS=$(TOP)/tests/vm/test_boot_retry.sh scripts/run-suites.sh vm-retry
 
+# Issue 35, F7 with two running kernels: this host and Debian's 6.12 in TCG
+# write shards of "one" local file, of a cloned ext4 image and of a file
+# shared over 9p (tests/vm/test_two_hosts.sh: one boot, about a minute).
+check-vm-twohosts: deps vm-tools
+	TESTS=$(TOP)/tests/vm/test_two_hosts.sh scripts/run-suites.sh vm-twohosts
+
 # make check runs the x86 matrix as one suite per kernel (vm-check-6.1,
 # vm-check-5.10-smoke, ...: scripts/vm/lib.sh's GUAC_CHECK_KERNELS, ":" made
 # "-"), so that scripts/check-suites.sh runs them side by side with the rest:
@@ -100,7 +106,8 @@ vm-check-%: deps vm-tools
 
 # Groups (two suites of one group never run at once): arm64 relinks
 # build/arm64/.
-CHECK_SUITES += $(addprefix vm-check-,$(subst :,-,$(VM_CHECK_SERIES))) check-vm-retry
+CHECK_SUITES += $(addprefix vm-check-,$(subst :,-,$(VM_CHECK_SERIES))) check-vm-retry \
+	check-vm-twohosts
 CHECK_SUITES += vm-check-arm64@arm64
 # check-all: the smoke kernels' full suites too.
 CHECK_ALL_SUITES += vm-check-5.10 vm-check-6.12-rt
@@ -110,4 +117,4 @@ check-all:
 	$(MAKE) check VM_KERNELS="$(VM_MATRIX)" VM_KERNELS_ARM64="$(VM_ARM64_MATRIX)" \
 		CHECK_EXTRA="$(CHECK_ALL_SUITES)" CHECK_KERNELS_EXTRA="$(CHECK_ALL_KERNELS)"
 
-.PHONY: vm-guac vm-tools vm-check check-vm-retry vm-shell demo check-all vm-check-arm64 vm-shell-arm64
+.PHONY: vm-guac vm-tools vm-check check-vm-retry check-vm-twohosts vm-shell demo check-all vm-check-arm64 vm-shell-arm64

@@ -11,6 +11,7 @@
 # whose *.sh become /tests/scenarios/ (default tests/vm/scenarios).
 # The distro modules listed in tests/vm/modules go, with their dependencies,
 # into /lib/modules/extra/ (extra.order): scenarios load those themselves.
+# GUAC_VM_MODULES: another such list (tests/vm/twohosts/modules).
 #
 # GUAC_ARCH=arm64: busybox and the host programs come from Debian's arm64
 # .debs instead (userland.sh), their shared libraries found through their
@@ -165,7 +166,7 @@ done
 # One the image lacks (or a kernel without a modules.map: the debug kernels)
 # is named in extra.missing, for the scenarios to skip what needs it.
 set=extra
-for mod in $(grep -v '^\s*\(#\|$\)' "$tests/modules"); do
+for mod in $(grep -v '^\s*\(#\|$\)' "${GUAC_VM_MODULES:-$tests/modules}"); do
 	if grep -q "/$(echo "$mod" | sed 's/[-_]/[-_]/g')\.ko\(\.[a-z]*\)\? " "$kcache/modules.map" 2>/dev/null; then
 		add_module "$mod"
 	else

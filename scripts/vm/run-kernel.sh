@@ -18,7 +18,9 @@
 # GUAC_VM_APPEND (more kernel command line), GUAC_VM_FIRST_APPEND (more for
 # the first boot only: the retry's test), VM_CPU (qemu's -cpu, default
 # max), GUAC_VM_LOGDIR (where console.log, tap.txt and result go, default
-# build/vm/KVER), GUAC_RETRY_LEDGER and GUAC_RETRY_BUDGET (boot-fault.sh).
+# build/vm/KVER), GUAC_RETRY_LEDGER and GUAC_RETRY_BUDGET (boot-fault.sh),
+# GUAC_VM_QEMU_ARGS (more qemu arguments, split on spaces: the two-host
+# test's 9p share, tests/vm/test_two_hosts.sh).
 #
 # GUAC_ARCH=arm64: qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on (TCG:
 # RNDR, NEON; the cheap pointer-authentication hash, not QARMA), the console
@@ -56,7 +58,7 @@ qemu() {
 			-serial stdio \
 			-device virtio-serial-device -chardev "file,id=tap,path=$out/tap.raw" \
 			-device virtserialport,chardev=tap,name=guac.tap \
-			-kernel "$vmlinuz" -initrd "$initrd" \
+			-kernel "$vmlinuz" -initrd "$initrd" ${GUAC_VM_QEMU_ARGS:-} \
 			-append "console=ttyAMA0 panic=-1 oops=panic quiet $vm_tolerance guacvm.tap=guac.tap guacvm.run=$run ${GUAC_VM_APPEND:-}"
 		return
 	fi
@@ -64,7 +66,7 @@ qemu() {
 		-cpu "${VM_CPU:-max}" -smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -nic none \
 		-nographic -no-reboot -monitor none \
 		-serial stdio -serial "file:$out/tap.raw" \
-		-kernel "$vmlinuz" -initrd "$initrd" \
+		-kernel "$vmlinuz" -initrd "$initrd" ${GUAC_VM_QEMU_ARGS:-} \
 		-append "console=ttyS0 panic=-1 oops=panic quiet $vm_tolerance guacvm.run=$run ${GUAC_VM_APPEND:-}"
 }
 

@@ -127,6 +127,24 @@ rc=$?
 check "merge: the parts of one file written on one machine under two host names merge (exit $rc)" \
 	"[ $rc -eq 0 ] && grep -q ' host=othernode' p1-uts.json"
 
+"$GUAC" report p0.json p1.json >out 2>&1
+check "report: those two parts are two fills, each missing a shard (F7)" \
+	"grep -q 'MISSING: shard 1/2 of this fill' out && grep -q 'MISSING: shard 0/2 of this fill' out"
+"$GUAC" report p0.json p1-uts.json >out 2>&1
+check "report: the parts written under two host names on one machine are one fill" \
+	"! grep -q MISSING out"
+
+# A machine cloned from this one (one image: the same host name, file system,
+# device and inode) is told apart by its running kernel alone
+# (tests/vm/test_two_hosts.sh does it with two real kernels).
+cp p1-uts.json p1-clone.json
+sed -i 's/ host=[^ "]*/ host='"$(uname -n)"'/; s/ kernel=[^ "]*/ kernel=0a1b2c3d-clone/' p1-clone.json
+reseal p1-clone.json
+"$GUAC" manifest merge pc.json p0.json p1-clone.json >out 2>&1
+rc=$?
+check "merge: a part written under another running kernel, all else alike, is refused (exit $rc)" \
+	"[ $rc -eq 1 ] && grep -q 'its running kernel differs' out && [ ! -e pc.json ]"
+
 if [ "$(id -u)" -ne 0 ]; then
 	for t in "F2: re-attached loop device" "F2: write over it" "F2: report" "F12"; do
 		ok "# SKIP $t: needs root (loop devices, mount)"

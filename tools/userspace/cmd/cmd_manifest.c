@@ -108,7 +108,7 @@ static bool manifest_same_fill(const struct guac_manifest *a, const struct guac_
 	       strcmp(a->target_path, b->target_path) ? "target path" : NULL;
 	/* Another target (identity.h): a part on another host's local file system, too. */
 	if (!*why && a->identity[0] && b->identity[0] &&
-	    !guac_ident_diff(a->identity, b->identity, d, sizeof(d))) {
+	    !guac_ident_part_diff(a->identity, b->identity, d, sizeof(d))) {
 		snprintf(ident, sizeof(ident), "target identity (%s)", d);
 		*why = ident;
 	}

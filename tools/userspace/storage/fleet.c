@@ -143,6 +143,7 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	d->stream_offset = m.stream_offset;
 	d->sector_size = m.sector_size;
 	d->is_file = !strcmp(m.target_type, "file");
+	guac_ident_machine(m.identity, d->machine, sizeof(d->machine));
 	d->length = guac_manifest_ranges_length(&m);
 	d->written = guac_manifest_done(&m);
 	snprintf(d->run, sizeof(d->run), "%s", m.run);
@@ -858,12 +859,17 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
 	return true;
 }
 
-/* Rows @a and @b are shards of one sharded fill of one target. */
+/*
+ * Rows @a and @b are shards of one sharded fill of one target: a target only
+ * one machine holds (a local file), under one running kernel (issue 35, F7:
+ * two machines' files at one path are two targets, whatever their names).
+ */
 static bool fleet_same_fill(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
 {
 	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
 
 	return a->shard_count == b->shard_count && a->is_file == b->is_file &&
+	       (!a->machine[0] || !b->machine[0] || !strcmp(a->machine, b->machine)) &&
 	       a->device_offset == b->device_offset && a->fill_length == b->fill_length &&
 	       a->origin == b->origin && a->stream_offset == b->stream_offset &&
 	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :

@@ -43,6 +43,7 @@ struct guac_fleet_disk {
 	uint64_t fill_length, origin, stream_offset;	/* the fill, for its shards */
 	unsigned int sector_size;
 	bool is_file;			/* a regular file: named by its path alone */
+	char machine[64];		/* guac_ident_machine(): "" when any host's */
 	const char *state;		/* OK, MISMATCH, FAILED, ... (guac_fleet_judge) */
 	char reason[768];		/* why, for every state but OK */
 	unsigned int duplicate_of;	/* 1 + the index of an earlier row of the same disk */

@@ -285,6 +285,47 @@ bool guac_ident_diff(const char *then, const char *now, char *why, size_t size)
 	return true;
 }
 
+void guac_ident_machine(const char *ident, char *out, size_t size)
+{
+	char v[256];
+
+	out[0] = '\0';
+	if (!strncmp(ident, "file", 4)) {
+		id_get(ident, "shared", v, sizeof(v));
+		if (!v[0])
+			id_get(ident, "kernel", out, size);
+		return;
+	}
+	id_get(ident, "serial", v, sizeof(v));
+	if (v[0])
+		return;
+	id_get(ident, "wwid", v, sizeof(v));
+	if (!v[0])
+		id_get(ident, "boot", out, size);
+}
+
+bool guac_ident_part_diff(const char *a, const char *b, char *why, size_t size)
+{
+	char ka[64], kb[64], sa[8], sb[8];
+
+	if (!guac_ident_diff(a, b, why, size))
+		return false;
+	if (strncmp(a, "file", 4))
+		return true;
+	id_get(a, "shared", sa, sizeof(sa));
+	id_get(b, "shared", sb, sizeof(sb));
+	id_get(a, "kernel", ka, sizeof(ka));
+	id_get(b, "kernel", kb, sizeof(kb));
+	if ((sa[0] && sb[0]) || !ka[0] || !kb[0] || !strcmp(ka, kb))
+		return true;
+	snprintf(why, size, "its running kernel differs (then %s, now %s): written on two "
+		 "machines, or on one restarted between the parts; a file on a local file system "
+		 "is one machine's, and machines cloned from one image can agree on all else "
+		 "(host name, file system, device, inode). If one machine wrote every part, "
+		 "check all of the fill there instead (guac verify --origin)", ka, kb);
+	return false;
+}
+
 void guac_ident_describe(const char *ident, char *out, size_t size)
 {
 	char v[6][256];

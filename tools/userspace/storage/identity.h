@@ -35,6 +35,23 @@ bool guac_ident_of(const struct guac_target *t, char *out, size_t size);
  */
 bool guac_ident_diff(const char *then, const char *now, char *why, size_t size);
 
+/*
+ * The running kernel (boot id) whose machine alone holds the target of
+ * @ident: a file's on a local file system, a block device's that no serial
+ * or WWN names; "" for a target any host may reach (a named disk, a file on
+ * a shared file system) or an identity without it.
+ */
+void guac_ident_machine(const char *ident, char *out, size_t size);
+
+/*
+ * Whether @a and @b, the identities of two parts of one fill (guac manifest
+ * merge), name one target: guac_ident_diff(), and a file on a local file
+ * system (not shared on both sides) written under one running kernel, since
+ * the kernel is all that tells two machines cloned from one image apart
+ * (issue 35, F7). False with @why saying what differs.
+ */
+bool guac_ident_part_diff(const char *a, const char *b, char *why, size_t size);
+
 /* "serial X, WWN Y, model M, 1.00 GiB" or "file inode N on host H (ext4 fsid F)": for messages. */
 void guac_ident_describe(const char *ident, char *out, size_t size);
 

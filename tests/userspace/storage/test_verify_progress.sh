@@ -20,10 +20,10 @@ if ! command -v script >/dev/null; then
 	not_ok "script(1) is available (bsdutils)"
 else
 	script -qec "$tmp/slow.sh" /dev/null >"$tmp/tty" 2>&1
-	if grep -q "verify: [0-9.]* [KM]iB of 2.00 MiB, [0-9.]* [MG]B/s, ETA [0-9]:[0-9][0-9]:[0-9][0-9]" "$tmp/tty"; then
-		ok "progress line with bytes, rate and ETA on a terminal"
+	if grep -q "verify: [0-9.]* [KM]iB of 2.00 MiB ([0-9.]*%), [0-9.]* [MG]B/s, ETA [0-9]:[0-9][0-9]:[0-9][0-9], 0 bad sectors, 0 unreadable" "$tmp/tty"; then
+		ok "progress line with bytes, percent, rate, ETA and bad sectors on a terminal"
 	else
-		not_ok "progress line with bytes, rate and ETA on a terminal" "$tmp/tty"
+		not_ok "progress line with bytes, percent, rate, ETA and bad sectors on a terminal" "$tmp/tty"
 	fi
 	if grep -q "OK: 2097152 bytes" "$tmp/tty"; then
 		ok "the report follows the progress line"
@@ -33,9 +33,9 @@ else
 fi
 "$tmp/slow.sh" >"$tmp/out" 2>"$tmp/err"
 if [ ! -s "$tmp/err" ] && grep -q "^OK: 2097152 bytes" "$tmp/out"; then
-	ok "no progress output when standard error is not a terminal"
+	ok "no progress output off a terminal in a check shorter than the log interval"
 else
-	not_ok "no progress output when standard error is not a terminal" "$tmp/err"
+	not_ok "no progress output off a terminal in a check shorter than the log interval" "$tmp/err"
 fi
 
 # json FIELD FILE: the value of "FIELD": in a one-line JSON report.

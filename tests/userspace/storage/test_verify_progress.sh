@@ -194,7 +194,7 @@ if ${CC:-cc} -shared -fPIC -o "$tmp/slow.so" "$(dirname "$0")/../shims/slow_pwri
 		"$GUAC" verify -m "$tmp/l.json" -j1 --bs 64K --progress=log --progress-interval 0.2 \
 		>"$tmp/o" 2>"$tmp/e"
 	rc=$?
-	re="^guac verify: 20[0-9-]*T[0-9:]*Z '$f': [0-9]* of 8388608 bytes ([0-9.]* [KM]i\{0,1\}B of 8.00 MiB, [0-9.]*%), [0-9.]* [MG]B/s, ETA [0-9]*:[0-5][0-9]:[0-5][0-9], [0-9]* bad sectors\{0,1\}, 0 unreadable\$"
+	re="^guac verify: 20[0-9-]*T[0-9:]*Z '$f': [0-9]* of 8388608 bytes ([0-9.]* \(B\|[KM]iB\) of 8.00 MiB, [0-9.]*%), [0-9.]* [MG]B/s, ETA [0-9]*:[0-5][0-9]:[0-5][0-9], [0-9]* bad sectors\{0,1\}, 0 unreadable\$"
 	n=$(grep -c "$re" "$tmp/e")
 	check "--progress=log: exit 1 and 3 or more lines with time, bytes of the whole check, percent, rate, ETA, bad sectors ($n)" \
 		"[ $rc -eq 1 ] && [ $n -ge 3 ]"

@@ -750,12 +750,16 @@ static void guac_progress_print(struct guac_progress *p, uint64_t done, double n
 	fputs(line, stderr);
 }
 
-/* This run's bytes and the command's: the first run starts the clock and the rate. */
+/* The command's bytes done: this run's jobs' (resumed ones included) and earlier runs'. */
 static uint64_t guac_io_progress_done(const struct guac_io *io)
 {
 	return guac_io_done(io) + io->progress_before;
 }
 
+/*
+ * A run starts: the command's total, and at its first run the clock, the
+ * bytes already done (not counted in the rate) and the first log line's time.
+ */
 static void guac_io_progress_begin(struct guac_io *io, double now)
 {
 	struct guac_progress *p = io->progress;

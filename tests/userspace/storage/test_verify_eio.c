@@ -160,7 +160,6 @@ static int setup(void **state)
 	io.ops = &fake_ops;
 	io.hooks = (struct guac_io_hooks){ produce, consume, on_unreadable, NULL };
 	io.bs = 64 << 10;
-	io.label = "test";
 	return 0;
 }
 

@@ -20,10 +20,10 @@ if ! command -v script >/dev/null; then
 	not_ok "script(1) is available (bsdutils)"
 else
 	script -qec "$tmp/slow.sh" /dev/null >"$tmp/tty" 2>&1
-	if grep -q "verify: [0-9.]* [KM]iB of 2.00 MiB, [0-9.]* [MG]B/s, ETA [0-9]:[0-9][0-9]:[0-9][0-9]" "$tmp/tty"; then
-		ok "progress line with bytes, rate and ETA on a terminal"
+	if grep -q "verify: [0-9.]* [KM]iB of 2.00 MiB ([0-9.]*%), [0-9.]* [MG]B/s, ETA [0-9]:[0-9][0-9]:[0-9][0-9], 0 bad sectors, 0 unreadable" "$tmp/tty"; then
+		ok "progress line with bytes, percent, rate, ETA and bad sectors on a terminal"
 	else
-		not_ok "progress line with bytes, rate and ETA on a terminal" "$tmp/tty"
+		not_ok "progress line with bytes, percent, rate, ETA and bad sectors on a terminal" "$tmp/tty"
 	fi
 	if grep -q "OK: 2097152 bytes" "$tmp/tty"; then
 		ok "the report follows the progress line"
@@ -33,9 +33,9 @@ else
 fi
 "$tmp/slow.sh" >"$tmp/out" 2>"$tmp/err"
 if [ ! -s "$tmp/err" ] && grep -q "^OK: 2097152 bytes" "$tmp/out"; then
-	ok "no progress output when standard error is not a terminal"
+	ok "no progress output off a terminal in a check shorter than the log interval"
 else
-	not_ok "no progress output when standard error is not a terminal" "$tmp/err"
+	not_ok "no progress output off a terminal in a check shorter than the log interval" "$tmp/err"
 fi
 
 # json FIELD FILE: the value of "FIELD": in a one-line JSON report.
@@ -181,8 +181,47 @@ if ${CC:-cc} -shared -fPIC -o "$tmp/slow.so" "$(dirname "$0")/../shims/slow_pwri
 	check "interrupted (130), then resumed: OK for the 8 MiB from offset 0, the resumed part and this run's start named" \
 		"[ $rc -eq 130 ] && [ $rc2 -eq 0 ] && [ -n '$first' ] && [ '$first' -gt 0 ] &&
 		 grep -q '^OK: 8388608 bytes (8.00 MiB) match the stream at offset 0, origin 5; $first of them checked by the run resumed, the rest by this run from offset $first;' '$tmp/o'"
+
+	# --progress=log (issue 36, U10): whole lines for a batch job's log, with
+	# the bad sectors found so far. A fill of 4 ranges (4 segments to check)
+	# with 3 zeroed sectors in each: the lines count over the whole check.
+	f=$tmp/l.img
+	"$GUAC" write --origin 6 -n 8M -j 4 -m "$tmp/l.json" "$f" >/dev/null 2>&1
+	for k in 1 3 5 7; do
+		dd if=/dev/zero of="$f" bs=512 seek=$((k * 2048)) count=3 conv=notrunc status=none
+	done
+	LD_PRELOAD=$tmp/slow.so SLOW_READS=1 SLOW_INO=$(stat -c %i "$f") SLOW_NS=20000000 \
+		"$GUAC" verify -m "$tmp/l.json" -j1 --bs 64K --progress=log --progress-interval 0.2 \
+		>"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	re="^guac verify: 20[0-9-]*T[0-9:]*Z '$f': [0-9]* of 8388608 bytes ([0-9.]* \(B\|[KM]iB\) of 8.00 MiB, [0-9.]*%), [0-9.]* [MG]B/s, ETA [0-9]*:[0-5][0-9]:[0-5][0-9], [0-9]* bad sectors\{0,1\}, 0 unreadable\$"
+	n=$(grep -c "$re" "$tmp/e")
+	check "--progress=log: exit 1 and 3 or more lines with time, bytes of the whole check, percent, rate, ETA, bad sectors ($n)" \
+		"[ $rc -eq 1 ] && [ $n -ge 3 ]"
+	check "... whole lines: no carriage return or escape" "! grep -q \"\$(printf '[\\r\\033]')\" '$tmp/e'"
+	sed -n 's/.*, \([0-9]*\) bad sectors\{0,1\}, .*/\1/p' "$tmp/e" >"$tmp/bad"
+	check "... the bad-sector count grows, never falls ($(tr '\n' ' ' <"$tmp/bad"))" \
+		"awk 'NR > 1 && \$1 < last { bad = 1 } { last = \$1 } NR == 1 { first = \$1 } END { exit bad || first >= last }' '$tmp/bad'"
+	check "... and ends with an 'ended' line of the report's 12 bad sectors" \
+		"tail -n 1 '$tmp/e' | grep -q \"^guac verify: .* 8388608 of 8388608 bytes (8.00 MiB of 8.00 MiB, 100.0%), [0-9.]* [MG]B/s, ended, 12 bad sectors, 0 unreadable\\$\" &&
+		 grep -q '^MISMATCH: 12 bad 512-byte sectors' '$tmp/o'"
+	LD_PRELOAD=$tmp/slow.so SLOW_READS=1 SLOW_INO=$(stat -c %i "$f") SLOW_NS=20000000 \
+		"$GUAC" verify -m "$tmp/l.json" -j1 --bs 64K --progress=none --progress-interval 0.2 \
+		>"$tmp/o" 2>"$tmp/e"
+	check "--progress=none: nothing on standard error, the report as ever" \
+		"[ \$? -eq 1 ] && [ ! -s '$tmp/e' ] && grep -q '^MISMATCH: 12 bad' '$tmp/o'"
+	LD_PRELOAD=$tmp/slow.so SLOW_READS=1 SLOW_INO=$(stat -c %i "$f") SLOW_NS=20000000 \
+		"$GUAC" verify -m "$tmp/l.json" -j1 --bs 64K --progress-interval 0.2 --json \
+		>"$tmp/j" 2>"$tmp/e"
+	check "the default off a terminal is log lines; --json's standard output stays one object" \
+		"[ \$(grep -c \"$re\" '$tmp/e') -ge 3 ] && python3 -m json.tool '$tmp/j' >/dev/null && [ \$(wc -l <'$tmp/j') -eq 1 ]"
 else
 	not_ok "cannot build the read-slowing shim" "$tmp/cc.err"
 fi
+for bad in "--progress=often" "--progress-interval 0" "--progress-interval never"; do
+	# shellcheck disable=SC2086 # the option and its value are two words
+	"$GUAC" verify $bad "$tmp/k.img" >"$tmp/o" 2>&1
+	check "verify $bad: a usage error (exit 2)" "[ \$? -eq 2 ] && grep -q 'invalid --progress' '$tmp/o'"
+done
 
 tap_end

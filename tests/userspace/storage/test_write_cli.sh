@@ -70,15 +70,15 @@ rm -f "$tmp/int2"
 if command -v script >/dev/null; then
 	script -qec "'$GUAC' write --length 4G --bs 4K --sync '$tmp/p'" /dev/null >"$tmp/tty" 2>&1 &
 	pid=$!
-	progress='write: [0-9.]* [KMG]iB of 4.00 GiB, [0-9.]* [kMG]B/s, ETA [0-9]*:[0-9][0-9]:[0-9][0-9]'
+	progress='write: [0-9.]* [KMG]iB of 4.00 GiB ([0-9.]*%), [0-9.]* [kMG]B/s, ETA [0-9]*:[0-9][0-9]:[0-9][0-9]'
 	for i in $(seq 200); do grep -q "$progress" "$tmp/tty" && break; sleep 0.1; done
 	pkill -INT -f "write --length 4G --bs 4K --sync $tmp/p"
 	wait $pid
-	check "write on a terminal draws 'write: X of 4.00 GiB, R MB/s, ETA h:mm:ss'" \
+	check "write on a terminal draws 'write: X of 4.00 GiB (P%), R MB/s, ETA h:mm:ss'" \
 		"grep -q '$progress' '$tmp/tty'"
 	rm -f "$tmp/p"
 	"$GUAC" write --origin 0 --length 8M --bs 4K --sync "$tmp/p" >/dev/null 2>"$tmp/err"
-	check "no progress when standard error is not a terminal" "[ ! -s '$tmp/err' ]"
+	check "no progress off a terminal in a write shorter than the log interval" "[ ! -s '$tmp/err' ]"
 else
 	ok "progress line # SKIP script(1) missing"
 fi

@@ -71,6 +71,13 @@ static void verify_usage(FILE *f)
 		"                       the class changes:\n"
 		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n"
 		"      --json           print a JSON summary on standard output instead of text\n"
+		"      --progress MODE  progress on standard error: tty (a line redrawn in\n"
+		"                       place), log (a whole line every --progress-interval:\n"
+		"                       UTC time, bytes, percent, rate, ETA, bad and unreadable\n"
+		"                       sectors so far), none, or auto (default: tty on a\n"
+		"                       terminal, else log, as in a batch job's output file)\n"
+		"      --progress-interval SECONDS\n"
+		"                       seconds between log lines (default 30)\n"
 		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
@@ -87,8 +94,8 @@ static void verify_usage(FILE *f)
 		"(during the diagnosis, it ends the search); with a manifest, a check of the\n"
 		"recorded target saves its progress there for --resume. Memory use is\n"
 		"fixed, whatever the size.\n"
-		"A progress line (bytes, rate, ETA) goes to standard error when it is a\n"
-		"terminal.\n" GUAC_NUMBERS_HELP "\n"
+		"A log's first progress line comes after one interval: a shorter check prints\n"
+		"none, a longer one ends with an \"ended\" line.\n" GUAC_NUMBERS_HELP "\n"
 		"OK (exit 0) means every byte described (by the options, or the manifest and\n"
 		"--skip, --length or --shard) was compared, now or by the check resumed, and\n"
 		"matched; the OK line names a shard or sub-range when it checked one.\n"
@@ -170,6 +177,8 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 		{ "bad-list", required_argument, NULL, 'L' },
 		{ "origins", required_argument, NULL, 'O' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "progress-interval", required_argument, NULL, 'I' },
 		{ "impl", required_argument, NULL, 'i' },
 		{ "shard", required_argument, NULL, 'H' },
 		{ "shards", required_argument, NULL, 'N' },
@@ -267,6 +276,14 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 			break;
 		case 'J':
 			run->json = true;
+			break;
+		case 'P':
+			if (!guac_progress_parse(optarg, &run->progress.mode))
+				return GUAC_EXIT_ERROR;
+			break;
+		case 'I':
+			if (!guac_progress_parse_interval(optarg, &run->progress.interval))
+				return GUAC_EXIT_ERROR;
 			break;
 		case 'i':
 			run->impl = guac_parse_impl(optarg);
@@ -370,6 +387,8 @@ int guac_cmd_verify(int argc, char **argv)
 	pthread_mutex_init(&run.sample_lock, NULL);
 	run.first_last = UINT64_MAX;	/* no set is full yet */
 	run.other_last = UINT64_MAX;
+	guac_progress_parse("auto", &run.progress.mode);
+	run.progress.interval = GUAC_PROGRESS_LOG_SECONDS;
 	ret = verify_parse(&run, argc, argv);
 	if (ret)
 		return ret;
@@ -471,6 +490,7 @@ int guac_cmd_verify(int argc, char **argv)
 			saved = guac_now();
 		}
 	}
+	guac_progress_finish(&run.progress);
 	/* Stopped before every byte was compared (a stop that came later changes nothing). */
 	if (atomic_load(&run.stop) && !run.max_reached && !run.fatal && !run.short_data &&
 	    verify_covered(&run) < run.planned)

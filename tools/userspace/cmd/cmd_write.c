@@ -45,6 +45,9 @@ struct write_args {
 	const char *host;		/* --host, else GUAC_HOST, else gethostname() */
 	const char *run;		/* --run, else GUAC_RUN, else none */
 	int impl;
+	bool json;			/* the report as one JSON object on standard output */
+	enum guac_progress_mode progress;
+	double progress_interval;
 };
 
 struct write_stream {
@@ -107,13 +110,23 @@ static void write_usage(FILE *f)
 		"                       none; a resume without one keeps the manifest's): the\n"
 		"                       fleet run this fill is of, which `guac report --run ID`\n"
 		"                       counts alone (a Slurm job or array ID, a label)\n"
+		"      --json           print the report as one JSON object on standard output\n"
+		"                       (the text's facts, the exit status and its reason)\n"
+		"      --progress MODE  progress on standard error: tty (a line redrawn in\n"
+		"                       place), log (a whole line every --progress-interval:\n"
+		"                       UTC time, bytes, percent, rate, ETA), none, or auto\n"
+		"                       (default: tty on a terminal, else log, as in a batch\n"
+		"                       job's output file)\n"
+		"      --progress-interval SECONDS\n"
+		"                       seconds between log lines (default 30)\n"
 		"      --impl NAME      generator: %s\n"
 		"      --version        print the version\n"
 		"  -h, --help           show this help\n\n"
 		"With O_DIRECT, --seek, --length and --bs must be multiples of the sector size.\n"
 		"Everything is fsynced at the end; the report says how many bytes are durable.\n"
 		"Ctrl-C stops cleanly after the current block and records the progress.\n"
-		"A progress line (bytes, rate, ETA) goes to standard error when it is a terminal.\n"
+		"A log's first progress line comes after one interval: a shorter write prints\n"
+		"none, a longer one ends with an \"ended\" line.\n"
 		GUAC_NUMBERS_HELP "\n"
 		"Exit status: 0 written and fsynced (--dry-run: the write would go ahead), 2 a\n"
 		"usage error or a target refused (nothing written), 3 the target's I/O failed\n"
@@ -199,6 +212,9 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "run", required_argument, NULL, 'U' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "progress-interval", required_argument, NULL, 'I' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -286,6 +302,17 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		case 'U':
 			a->run = optarg;
 			break;
+		case 'J':
+			a->json = true;
+			break;
+		case 'P':
+			if (!guac_progress_parse(optarg, &a->progress))
+				return GUAC_EXIT_ERROR;
+			break;
+		case 'I':
+			if (!guac_progress_parse_interval(optarg, &a->progress_interval))
+				return GUAC_EXIT_ERROR;
+			break;
 		case 'V':
 			guac_print_version();
 			exit(GUAC_EXIT_OK);
@@ -305,6 +332,10 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		return GUAC_EXIT_ERROR;
 	}
 	a->target = argv[optind];
+	if (a->json && a->dry_run) {
+		guac_err("--json reports a write: not with --dry-run (its plan is text)");
+		return GUAC_EXIT_ERROR;
+	}
 	return GUAC_EXIT_OK;
 }
 
@@ -746,6 +777,210 @@ static bool write_checkpoint_seconds(double *secs)
 	return true;
 }
 
+/* What a write did, for its report in text or JSON and its exit status. */
+struct write_outcome {
+	const struct write_args *a;
+	const struct guac_target *t;
+	const struct guac_io *io;
+	const struct guac_manifest *m;
+	const struct guac_shard *shard;
+	struct guac_spos stream_start;	/* the stream position at the first device byte */
+	uint64_t done, durable, total;	/* bytes of the fill written, durable, in all */
+	uint64_t ran, resumed;		/* written by this run; durable before it (--resume) */
+	int first_err;			/* the first job's errno, at device byte first_err_pos */
+	uint64_t first_err_pos;
+	int thread_err;
+	const char *lost, *lost_why;	/* the file lost bytes during the fill, and where */
+	bool durable_ok, failed, saved;
+	int exit_status;
+};
+
+/* The exit status, from the worst of what happened; @ret: an error found before. */
+static int write_exit_status(const struct write_outcome *o, int ret)
+{
+	/* The target's I/O, not this machine's memory or limits: exit status 3. */
+	if ((o->first_err && !guac_errno_local(o->first_err)) || o->io->sync_error)
+		return GUAC_EXIT_IO;
+	if (o->failed)
+		return GUAC_EXIT_ERROR;
+	if (o->done < o->total)
+		return WRITE_EXIT_INTERRUPTED;
+	return ret;
+}
+
+/* The word a script tests: why the write ended with its exit status. */
+static const char *write_exit_reason(const struct write_outcome *o)
+{
+	switch (o->exit_status) {
+	case GUAC_EXIT_OK:
+		return "complete";
+	case GUAC_EXIT_IO:
+		return "io_error";
+	case WRITE_EXIT_INTERRUPTED:
+		return "interrupted";
+	default:
+		return "error";
+	}
+}
+
+/* The FAILED lines, and the OK, INTERRUPTED or DURABLE line with the fill's numbers. */
+static void write_report_text(const struct write_outcome *o)
+{
+	const struct guac_io *io = o->io;
+	char human[32], rate[32], soff[32];
+	unsigned int i;
+
+	guac_fmt_bytes(human, sizeof(human), (double)o->durable);
+	guac_fmt_rate(rate, sizeof(rate), io->seconds > 0 ? o->ran / io->seconds : 0);
+	if (o->first_err)
+		printf("FAILED: %s at device byte %" PRIu64 " (sector %" PRIu64 ")\n",
+		       strerror(o->first_err), o->first_err_pos, o->first_err_pos / o->t->sector);
+	if (io->sync_error)
+		printf("FAILED: fsync: %s%s\n", strerror(io->sync_error),
+		       o->a->sync ? " (each write was O_DSYNC, so what completed is durable)" :
+		       ": no byte of this run can be counted durable");
+	if (o->thread_err)
+		printf("FAILED: cannot start a thread: %s: its part was not written\n",
+		       strerror(o->thread_err));
+	if (o->lost)
+		printf("FAILED: %s: %s\n", o->lost, o->lost_why);
+	if (!o->saved)
+		printf("FAILED: the manifest '%s' could not be saved: no record of this fill\n",
+		       o->a->manifest);
+	printf("%s", !o->failed && o->done == o->total ? "OK: " : !o->failed ? "INTERRUPTED: " :
+	       "DURABLE: ");
+	/*
+	 * Short of the whole, the range is the fill's, not what is durable: say
+	 * so (issue 36, U10; the job lines below say which bytes are).
+	 */
+	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced)%s at device bytes %" PRIu64
+	       "-%" PRIu64 " of %s '%s': stream offset %s, origin %" PRIu64,
+	       o->durable, o->total, human, o->durable == o->total ? "" : ", of the fill",
+	       io->base, io->base + o->total - 1,
+	       o->t->kind == GUAC_TARGET_BLOCK ? "block device" : "file", o->a->target,
+	       guac_spos_str(soff, sizeof(soff), o->stream_start), o->a->origin);
+	if (o->shard->count > 1)
+		printf(", shard %u/%u", o->shard->index, o->shard->count);
+	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",
+	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", o->a->bs,
+	       o->t->sector, io->seconds, rate);
+	if (o->durable < o->total && o->durable_ok) {
+		for (i = 0; i < io->jobs; i++) {
+			const struct guac_io_job *j = &io->job[i];
+			uint64_t d = atomic_load(&j->done);
+
+			if (d == j->end - j->start)
+				continue;
+			printf("  job %u: ", i);
+			if (d)
+				printf("device bytes %" PRIu64 "-%" PRIu64 " durable, ",
+				       io->base + j->start, io->base + j->start + d - 1);
+			printf("device bytes %" PRIu64 "-%" PRIu64 " not written\n",
+			       io->base + j->start + d, io->base + j->end - 1);
+		}
+	}
+}
+
+/* "key":"value" (null when empty), with the comma before it. */
+static void write_json_text(const char *key, const char *value)
+{
+	printf(",\"%s\":", key);
+	if (value && *value)
+		guac_json_string(stdout, value);
+	else
+		printf("null");
+}
+
+/* The parts not durable, as the text's job lines: "not_durable":[{...}]. */
+static void write_json_not_durable(const struct write_outcome *o)
+{
+	const struct guac_io *io = o->io;
+	unsigned int i, n = 0;
+
+	printf(",\"not_durable\":[");
+	for (i = 0; i < io->jobs; i++) {
+		const struct guac_io_job *j = &io->job[i];
+		uint64_t d = o->durable_ok ? atomic_load(&j->done) : 0;
+
+		if (d == j->end - j->start)
+			continue;
+		printf("%s{\"job\":%u,\"first_byte\":%" PRIu64 ",\"last_byte\":%" PRIu64 "}",
+		       n++ ? "," : "", i, io->base + j->start + d, io->base + j->end - 1);
+	}
+	printf("]");
+}
+
+/*
+ * --resume of a fill the manifest records complete: nothing is written, and
+ * the report says so (--json: an object with the recorded numbers).
+ */
+static void write_report_complete(const struct write_args *a, const struct guac_manifest *old)
+{
+	if (!a->json) {
+		printf("OK: nothing to resume: '%s' records this fill complete, %" PRIu64
+		       " bytes durable (finished %s)\n", a->manifest, guac_manifest_done(old),
+		       old->finished);
+		return;
+	}
+	printf("{\"target\":");
+	guac_json_string(stdout, a->target);
+	printf(",\"kind\":\"%s\",\"origin\":%" PRIu64 ",\"offset\":%" PRIu64
+	       ",\"device_offset\":%" PRIu64 ",\"length\":%" PRIu64 ",\"bytes_written\":0"
+	       ",\"bytes_durable\":%" PRIu64 ",\"status\":\"complete\",\"result\":\"ok\""
+	       ",\"nothing_to_resume\":true", old->target_type, old->origin, old->stream_offset,
+	       old->device_offset, old->length, guac_manifest_done(old));
+	write_json_text("manifest", a->manifest);
+	write_json_text("finished", old->finished);
+	printf(",\"exit_status\":0,\"exit_reason\":\"complete\"}\n");
+}
+
+/* --json: the text report's facts as one object on standard output. */
+static void write_report_json(const struct write_outcome *o)
+{
+	const struct guac_io *io = o->io;
+	const struct guac_manifest *m = o->m;
+	char soff[32];
+
+	printf("{\"target\":");
+	guac_json_string(stdout, o->a->target);
+	printf(",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"sector\":%u",
+	       o->t->kind == GUAC_TARGET_BLOCK ? "block" : "file", m->target_size, o->t->sector);
+	write_json_text("serial", m->serial);
+	write_json_text("wwid", m->wwid);
+	write_json_text("identity", m->identity);
+	write_json_text("host", m->host);
+	write_json_text("run", m->run);
+	printf(",\"origin\":%" PRIu64 ",\"offset\":%s,\"device_offset\":%" PRIu64
+	       ",\"length\":%" PRIu64 ",\"shard\":", o->a->origin,
+	       guac_spos_str(soff, sizeof(soff), o->stream_start), io->base, o->total);
+	if (o->shard->count > 1) {
+		printf("{\"index\":%u,\"count\":%u,\"from\":", o->shard->index, o->shard->count);
+		guac_json_string(stdout, o->shard->source);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	printf(",\"io_mode\":\"%s\",\"jobs\":%u,\"block_size\":%" PRIu64 ",\"sync\":%s"
+	       ",\"resumed_bytes\":%" PRIu64 ",\"bytes_written\":%" PRIu64
+	       ",\"bytes_durable\":%" PRIu64 ",\"fsynced\":%s",
+	       guac_target_mode(o->t), io->jobs, o->a->bs, o->a->sync ? "true" : "false",
+	       o->resumed, o->done, o->durable, o->durable_ok ? "true" : "false");
+	write_json_not_durable(o);
+	printf(",\"status\":\"%s\",\"result\":\"%s\"", m->status,
+	       !o->failed && o->done == o->total ? "ok" : !o->failed ? "interrupted" : "failed");
+	write_json_text("error", m->error);
+	if (o->first_err)
+		printf(",\"error_byte\":%" PRIu64 ",\"error_sector\":%" PRIu64, o->first_err_pos,
+		       o->first_err_pos / o->t->sector);
+	write_json_text("manifest", o->a->manifest);
+	printf(",\"manifest_saved\":%s", o->a->manifest && o->saved ? "true" : "false");
+	write_json_text("started", m->started);
+	write_json_text("finished", m->finished);
+	printf(",\"seconds\":%.6f,\"bytes_per_second\":%.0f,\"exit_status\":%d,"
+	       "\"exit_reason\":\"%s\"}\n", io->seconds,
+	       io->seconds > 0 ? o->ran / io->seconds : 0.0, o->exit_status, write_exit_reason(o));
+}
+
 int guac_cmd_write(int argc, char **argv)
 {
 	static struct write_args a = { .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
@@ -755,13 +990,14 @@ int guac_cmd_write(int argc, char **argv)
 	static char target_abs[sizeof(m.target_path)];
 	static struct guac_io io;
 	static atomic_bool stop;
+	static struct guac_progress progress;
 	struct write_stream stream;
+	struct write_outcome out;
 	struct write_ckpt ckpt;
 	struct guac_shard shard;
-	uint64_t shard_start, shard_end, durable, done, total, ran;
+	uint64_t shard_start, shard_end, durable, done, total, ran, resumed = 0;
 	bool have_old = false, durable_ok, existed;
 	const struct guac_manifest *resume_of;
-	char human[32], rate[32], soff[32];
 	unsigned int i;
 	int ret, first_err = 0, thread_err;
 	uint64_t first_err_pos = 0;
@@ -771,7 +1007,9 @@ int guac_cmd_write(int argc, char **argv)
 	struct stat st;
 
 	/* The state is static for its size: each call starts from the defaults. */
-	a = (struct write_args){ .bs = GUAC_IO_DEFAULT_BS, .jobs = 1 };
+	a = (struct write_args){ .bs = GUAC_IO_DEFAULT_BS, .jobs = 1,
+				 .progress_interval = GUAC_PROGRESS_LOG_SECONDS };
+	guac_progress_parse("auto", &a.progress);
 	memset(&m, 0, sizeof(m));
 	memset(&old, 0, sizeof(old));
 	memset(&t, 0, sizeof(t));
@@ -975,9 +1213,7 @@ int guac_cmd_write(int argc, char **argv)
 			return GUAC_EXIT_ERROR;
 		}
 		if (!strcmp(old.status, "complete")) {
-			printf("OK: nothing to resume: '%s' records this fill complete, %" PRIu64
-			       " bytes durable (finished %s)\n", a.manifest,
-			       guac_manifest_done(&old), old.finished);
+			write_report_complete(&a, &old);
 			guac_target_close(&t);
 			return GUAC_EXIT_OK;
 		}
@@ -1019,8 +1255,9 @@ int guac_cmd_write(int argc, char **argv)
 	io.bs = (size_t)a.bs;
 	io.jobs = (unsigned int)a.jobs;
 	io.hooks.produce = write_produce;
-	io.label = "write";
-	io.progress = isatty(STDERR_FILENO);
+	progress = (struct guac_progress){ .mode = a.progress, .interval = a.progress_interval,
+					   .label = "write", .target = a.target };
+	io.progress = &progress;
 	io.stop = &stop;
 	guac_io_split(&io, t.sector);
 	stream = (struct write_stream){ a.origin, guac_spos_add(guac_spos_of(a.offset), shard_start),
@@ -1042,7 +1279,7 @@ int guac_cmd_write(int argc, char **argv)
 		for (i = 0; i < io.jobs; i++) {
 			io.job[i].resume = old.range[i].done;
 			atomic_store(&io.job[i].done, old.range[i].done);
-			io.progress_before += old.range[i].done;
+			resumed += old.range[i].done;
 		}
 		memcpy(m.started, old.started, sizeof(m.started));
 		/* A requeued task that lost its GUAC_RUN goes on in the run it began. */
@@ -1055,8 +1292,8 @@ int guac_cmd_write(int argc, char **argv)
 		return GUAC_EXIT_ERROR;
 	}
 	if (a.resume && have_old)
-		printf("resuming '%s' (%s): %" PRIu64 " of %" PRIu64 " bytes already durable\n",
-		       a.manifest, old.status, io.progress_before, io.length);
+		fprintf(a.json ? stderr : stdout, "resuming '%s' (%s): %" PRIu64 " of %" PRIu64
+			" bytes already durable\n", a.manifest, old.status, resumed, io.length);
 
 	if (a.manifest) {
 		ckpt = (struct write_ckpt){ &m, a.manifest, shard_start, a.sync, false };
@@ -1067,8 +1304,9 @@ int guac_cmd_write(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	guac_io_catch_signals(&stop);
 	thread_err = guac_io_run(&io);
+	guac_progress_finish(&progress);
 	/* This run's bytes, for its rate: before a loss cuts done below the resumed ones. */
-	ran = guac_io_done(&io) - io.progress_before;
+	ran = guac_io_done(&io) - resumed;
 	lost = write_check_file(&t, a.target, &io, lost_why, sizeof(lost_why));
 	/* The size after the fill, which an error, a stop or a shard leave smaller. */
 	if (t.kind == GUAC_TARGET_FILE && !fstat(t.fd, &st))
@@ -1113,64 +1351,13 @@ int guac_cmd_write(int argc, char **argv)
 		saved = false;
 	}
 
-	guac_fmt_bytes(human, sizeof(human), (double)durable);
-	guac_fmt_rate(rate, sizeof(rate), io.seconds > 0 ? ran / io.seconds : 0);
-	if (first_err)
-		printf("FAILED: %s at device byte %" PRIu64 " (sector %" PRIu64 ")\n",
-		       strerror(first_err), first_err_pos, first_err_pos / t.sector);
-	if (io.sync_error)
-		printf("FAILED: fsync: %s%s\n", strerror(io.sync_error),
-		       a.sync ? " (each write was O_DSYNC, so what completed is durable)" :
-		       ": no byte of this run can be counted durable");
-	if (thread_err)
-		printf("FAILED: cannot start a thread: %s: its part was not written\n",
-		       strerror(thread_err));
-	if (lost)
-		printf("FAILED: %s: %s\n", lost, lost_why);
-	if (!saved)
-		printf("FAILED: the manifest '%s' could not be saved: no record of this fill\n",
-		       a.manifest);
-	if (!failed && done == total)
-		printf("OK: ");
-	else if (!failed)
-		printf("INTERRUPTED: ");
+	out = (struct write_outcome){ &a, &t, &io, &m, &shard, stream.start, done, durable, total,
+				      ran, resumed, first_err, first_err_pos, thread_err, lost,
+				      lost_why, durable_ok, failed, saved, 0 };
+	out.exit_status = write_exit_status(&out, ret);
+	if (a.json)
+		write_report_json(&out);
 	else
-		printf("DURABLE: ");
-	/*
-	 * Short of the whole, the range is the fill's, not what is durable: say
-	 * so (issue 36, U10; the job lines below say which bytes are).
-	 */
-	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced)%s at device bytes %" PRIu64
-	       "-%" PRIu64 " of %s '%s': stream offset %s, origin %" PRIu64,
-	       durable, total, human, durable == total ? "" : ", of the fill", io.base,
-	       io.base + total - 1, t.kind == GUAC_TARGET_BLOCK ? "block device" : "file", a.target,
-	       guac_spos_str(soff, sizeof(soff), stream.start), a.origin);
-	if (shard.count > 1)
-		printf(", shard %u/%u", shard.index, shard.count);
-	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",
-	       guac_target_mode(&t), io.jobs, io.jobs == 1 ? "" : "s", a.bs, t.sector,
-	       io.seconds, rate);
-	if (durable < total && durable_ok) {
-		for (i = 0; i < io.jobs; i++) {
-			const struct guac_io_job *j = &io.job[i];
-			uint64_t d = atomic_load(&j->done);
-
-			if (d == j->end - j->start)
-				continue;
-			printf("  job %u: ", i);
-			if (d)
-				printf("device bytes %" PRIu64 "-%" PRIu64 " durable, ",
-				       io.base + j->start, io.base + j->start + d - 1);
-			printf("device bytes %" PRIu64 "-%" PRIu64 " not written\n",
-			       io.base + j->start + d, io.base + j->end - 1);
-		}
-	}
-	/* The target's I/O, not this machine's memory or limits: exit status 3. */
-	if ((first_err && !guac_errno_local(first_err)) || io.sync_error)
-		return GUAC_EXIT_IO;
-	if (failed)
-		return GUAC_EXIT_ERROR;
-	if (done < total)
-		return WRITE_EXIT_INTERRUPTED;
-	return ret;
+		write_report_text(&out);
+	return out.exit_status;
 }

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -653,32 +654,175 @@ uint64_t guac_io_done(const struct guac_io *io)
 	return sum;
 }
 
-static void guac_io_progress(const struct guac_io *io, double start)
+bool guac_progress_parse(const char *name, enum guac_progress_mode *mode)
+{
+	if (!strcmp(name, "auto"))
+		*mode = isatty(STDERR_FILENO) ? GUAC_PROGRESS_TTY : GUAC_PROGRESS_LOG;
+	else if (!strcmp(name, "tty"))
+		*mode = GUAC_PROGRESS_TTY;
+	else if (!strcmp(name, "log"))
+		*mode = GUAC_PROGRESS_LOG;
+	else if (!strcmp(name, "none"))
+		*mode = GUAC_PROGRESS_NONE;
+	else {
+		guac_err("invalid --progress '%s': expected auto, tty, log or none", name);
+		return false;
+	}
+	return true;
+}
+
+bool guac_progress_parse_interval(const char *text, double *seconds)
+{
+	char *end;
+
+	errno = 0;
+	*seconds = strtod(text, &end);
+	if (errno || end == text || *end || !(*seconds > 0 && *seconds <= 86400)) {
+		guac_err("invalid --progress-interval '%s': expected seconds, above 0 and at "
+			 "most 86400", text);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * "1.00 MiB of 2.00 MiB (50.0%), 0.5 MB/s, ETA 0:00:02" into @buf, for both
+ * styles; a log line has the exact byte counts too, for scripts. @ended: the
+ * last line, whose ETA is over.
+ */
+static void guac_progress_numbers(const struct guac_progress *p, uint64_t done, double now,
+				  bool exact, bool ended, char *buf, size_t size)
 {
 	char done_s[32], total_s[32], rate_s[32], eta_s[32];
-	uint64_t done = guac_io_done(io), resumed = 0, total = 0;
-	double secs = guac_now() - start, rate;
-	unsigned int i;
+	double secs = now - p->start, ran = done > p->start_done ? (double)(done - p->start_done) : 0;
+	double rate = secs > 0 ? ran / secs : 0;
+	uint64_t total = p->total;
+	double percent = total ? 100.0 * (double)done / (double)total : 100.0;
 
-	for (i = 0; i < io->jobs; i++) {
-		resumed += io->job[i].resume;
-		total += io->job[i].end - io->job[i].start;
-	}
-	rate = secs > 0 ? (double)(done - resumed) / secs : 0;
-	/* A command that runs the engine several times shows one line for all of it. */
-	done += io->progress_before;
-	if (io->progress_total)
-		total = io->progress_total;
 	guac_fmt_bytes(done_s, sizeof(done_s), (double)done);
 	guac_fmt_rate(rate_s, sizeof(rate_s), rate);
-	if (io->length != UINT64_MAX && rate > 0) {
-		guac_fmt_bytes(total_s, sizeof(total_s), (double)total);
-		guac_fmt_duration(eta_s, sizeof(eta_s), (double)(total - done) / rate);
-		fprintf(stderr, "\r\033[K%s: %s of %s, %s, ETA %s", io->label, done_s, total_s,
-			rate_s, eta_s);
-	} else {
-		fprintf(stderr, "\r\033[K%s: %s, %s", io->label, done_s, rate_s);
+	if (p->unbounded) {
+		if (exact)
+			snprintf(buf, size, "%" PRIu64 " bytes (%s), %s", done, done_s, rate_s);
+		else
+			snprintf(buf, size, "%s, %s", done_s, rate_s);
+		return;
 	}
+	guac_fmt_bytes(total_s, sizeof(total_s), (double)total);
+	if (ended)
+		snprintf(eta_s, sizeof(eta_s), "ended");
+	else if (rate > 0 && done <= total)
+		guac_fmt_duration(eta_s, sizeof(eta_s), (double)(total - done) / rate);
+	else
+		snprintf(eta_s, sizeof(eta_s), "unknown");
+	if (exact)
+		snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " bytes (%s of %s, %.1f%%), %s, %s%s",
+			 done, total, done_s, total_s, percent, rate_s, ended ? "" : "ETA ", eta_s);
+	else
+		snprintf(buf, size, "%s of %s (%.1f%%), %s, %s%s", done_s, total_s, percent,
+			 rate_s, ended ? "" : "ETA ", eta_s);
+}
+
+/* One line of the progress, in its style, as one write to standard error. */
+static void guac_progress_print(struct guac_progress *p, uint64_t done, double now, bool ended)
+{
+	char numbers[256], note[128] = "", stamp[32], target[GUAC_ESCAPED(256)], line[1536];
+	bool log = p->mode == GUAC_PROGRESS_LOG;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (p->note) {
+		note[0] = ',';
+		note[1] = ' ';
+		p->note(p->note_arg, note + 2, sizeof(note) - 2);
+	}
+	guac_progress_numbers(p, done, now, log, ended, numbers, sizeof(numbers));
+	if (!log) {
+		snprintf(line, sizeof(line), "\r\033[K%s: %s%s", p->label, numbers, note);
+	} else {
+		gmtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		guac_escape(target, sizeof(target), p->target ? p->target : "");
+		snprintf(line, sizeof(line), "guac %s: %s '%s': %s%s\n", p->label, stamp, target,
+			 numbers, note);
+		p->lines++;
+	}
+	fputs(line, stderr);
+}
+
+/* The command's bytes done: this run's jobs' (resumed ones included) and earlier runs'. */
+static uint64_t guac_io_progress_done(const struct guac_io *io)
+{
+	return guac_io_done(io) + io->progress_before;
+}
+
+/*
+ * A run starts: the command's total, and at its first run the clock, the
+ * bytes already done (not counted in the rate) and the first log line's time.
+ */
+static void guac_io_progress_begin(struct guac_io *io, double now)
+{
+	struct guac_progress *p = io->progress;
+	uint64_t total = 0;
+	unsigned int i;
+
+	if (!p || p->mode == GUAC_PROGRESS_NONE)
+		return;
+	for (i = 0; i < io->jobs; i++)
+		total += io->job[i].end - io->job[i].start;
+	/* A command that runs the engine several times shows one progress for all of it. */
+	p->total = io->progress_total ? io->progress_total : total + io->progress_before;
+	p->unbounded = io->length == UINT64_MAX;
+	if (p->start)
+		return;
+	p->start = now;
+	p->start_done = io->progress_before;
+	for (i = 0; i < io->jobs; i++)
+		p->start_done += io->job[i].resume;
+	p->next = now + p->interval;
+}
+
+/* A tick of guac_io_run's loop: the terminal's line each time, a log's when due. */
+static void guac_io_progress_tick(struct guac_io *io, double now)
+{
+	struct guac_progress *p = io->progress;
+
+	if (!p || p->mode == GUAC_PROGRESS_NONE)
+		return;
+	if (p->mode == GUAC_PROGRESS_TTY) {
+		guac_progress_print(p, guac_io_progress_done(io), now, false);
+	} else if (now >= p->next) {
+		guac_progress_print(p, guac_io_progress_done(io), now, false);
+		p->next = now + p->interval;
+	}
+}
+
+static void guac_io_progress_end(struct guac_io *io, double now)
+{
+	struct guac_progress *p = io->progress;
+
+	if (!p || p->mode == GUAC_PROGRESS_NONE)
+		return;
+	if (p->mode == GUAC_PROGRESS_TTY)
+		fputs("\r\033[K", stderr);
+	p->done = guac_io_progress_done(io);
+	p->end = now;
+}
+
+void guac_progress_finish(struct guac_progress *p)
+{
+	if (p->mode == GUAC_PROGRESS_LOG && p->lines)
+		guac_progress_print(p, p->done, p->end, true);
+}
+
+/* How often guac_io_run looks: twice a second, or a shorter log period. */
+static long guac_io_tick_ns(const struct guac_io *io)
+{
+	const struct guac_progress *p = io->progress;
+
+	if (p && p->mode == GUAC_PROGRESS_LOG && p->interval * 1e9 < GUAC_IO_PROGRESS_NS)
+		return p->interval * 1e9 < 1e6 ? 1000000L : (long)(p->interval * 1e9);
+	return GUAC_IO_PROGRESS_NS;
 }
 
 /*
@@ -767,7 +911,8 @@ int guac_io_run(struct guac_io *io)
 	atomic_uint finished = 0;
 	/* A stream's reader may wait in read() for ever: wake it at a stop. */
 	bool wake = !io->write && io->target->kind == GUAC_TARGET_STREAM;
-	double start = guac_now(), next_progress = start + GUAC_IO_PROGRESS_NS / 1e9;
+	long tick = guac_io_tick_ns(io);
+	double start = guac_now(), next_progress = start + tick / 1e9;
 	double next_checkpoint = start + io->checkpoint_seconds;
 	unsigned int i, started = 0;
 	int err = 0;
@@ -779,6 +924,7 @@ int guac_io_run(struct guac_io *io)
 		io->jobs = 1;	/* a pipe has one position */
 	if (!io->target->direct && io->target->kind != GUAC_TARGET_STREAM && !io->write)
 		posix_fadvise(io->target->fd, (off_t)io->base, 0, POSIX_FADV_SEQUENTIAL);
+	guac_io_progress_begin(io, start);
 	for (i = 0; i < io->jobs; i++) {
 		th[i].job = &io->job[i];
 		th[i].finished = &finished;
@@ -796,8 +942,7 @@ int guac_io_run(struct guac_io *io)
 	}
 	while (atomic_load(&finished) < started) {
 		double left = next_progress - guac_now();
-		long ns = left <= 0 ? 0 : left >= GUAC_IO_PROGRESS_NS / 1e9 ?
-			  GUAC_IO_PROGRESS_NS : (long)(left * 1e9);
+		long ns = left <= 0 ? 0 : left >= tick / 1e9 ? tick : (long)(left * 1e9);
 
 		if (wake && io->stop && atomic_load(io->stop)) {
 			for (i = 0; i < started; i++)
@@ -813,9 +958,8 @@ int guac_io_run(struct guac_io *io)
 			next_checkpoint = guac_now() + io->checkpoint_seconds;
 		}
 		if (guac_now() >= next_progress) {
-			if (io->progress)
-				guac_io_progress(io, start);
-			next_progress = guac_now() + GUAC_IO_PROGRESS_NS / 1e9;
+			guac_io_progress_tick(io, guac_now());
+			next_progress = guac_now() + tick / 1e9;
 		}
 	}
 	for (i = 0; i < started; i++)
@@ -826,8 +970,7 @@ int guac_io_run(struct guac_io *io)
 	 */
 	while (!sem_trywait(&guac_io_kick))
 		;
-	if (io->progress)
-		fputs("\r\033[K", stderr);
+	guac_io_progress_end(io, guac_now());
 	if (io->stop && atomic_load(io->stop)) {
 		uint64_t total = 0;
 

@@ -48,6 +48,51 @@ extern struct guac_io_ops guac_io_sys;
 
 struct guac_io;
 
+/*
+ * Progress on standard error (--progress): none; a line redrawn in place
+ * twice a second (a terminal); or whole lines, every @interval seconds, for
+ * a log that is read later (a batch job's output file).
+ */
+enum guac_progress_mode { GUAC_PROGRESS_NONE, GUAC_PROGRESS_TTY, GUAC_PROGRESS_LOG };
+
+#define GUAC_PROGRESS_LOG_SECONDS 30.0	/* --progress-interval's default */
+
+/*
+ * A command's progress, over all its engine runs (verify runs one a
+ * segment): set by the command, kept by the engine, printed by
+ * guac_io_run's own thread alone.
+ */
+struct guac_progress {
+	enum guac_progress_mode mode;
+	double interval;		/* log: seconds between lines */
+	const char *label;		/* "write" or "verify" */
+	const char *target;		/* named in log lines */
+	/*
+	 * Optional: more for the line ("3 bad sectors, 0 unreadable"), called
+	 * on the printing thread while the jobs run; what it reads of theirs
+	 * must be atomic.
+	 */
+	void (*note)(void *arg, char *buf, size_t size);
+	void *note_arg;
+
+	/* Kept by the engine. */
+	double start, next;		/* the first run's start; when the next log line is due */
+	uint64_t start_done;		/* bytes done at @start: done before, not in the rate */
+	uint64_t done, total;		/* at the latest run's end, for the last line */
+	double end;
+	bool unbounded;			/* a stream of no known length */
+	unsigned long lines;		/* log lines printed */
+};
+
+/* "auto", "tty", "log" or "none" (auto: tty on a terminal, else log); false after a message. */
+bool guac_progress_parse(const char *name, enum guac_progress_mode *mode);
+
+/* --progress-interval SECONDS: above 0, at most a day; false after a message. */
+bool guac_progress_parse_interval(const char *text, double *seconds);
+
+/* The last log line ("ended"), when the command printed any: short runs stay quiet. */
+void guac_progress_finish(struct guac_progress *p);
+
 /* One thread's contiguous part of the run. */
 struct guac_io_job {
 	struct guac_io *io;
@@ -98,9 +143,8 @@ struct guac_io {
 	struct guac_io_hooks hooks;
 	size_t check_scratch;		/* bytes of scratch each thread passes to check */
 	const struct guac_io_ops *ops;	/* NULL: the real system calls */
-	const char *label;		/* "write" or "verify", for the progress line */
-	bool progress;			/* draw a progress line on standard error */
-	uint64_t progress_before;	/* bytes done by earlier runs of the same command */
+	struct guac_progress *progress;	/* NULL: none */
+	uint64_t progress_before;	/* bytes done outside this run's jobs (earlier runs) */
 	uint64_t progress_total;	/* the command's whole work, or 0: this run's */
 	atomic_bool *stop;		/* set (e.g. by SIGINT) to end after the current block */
 	/*

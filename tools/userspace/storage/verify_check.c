@@ -54,7 +54,36 @@ struct verify_job {
 	uint8_t *scratch;		/* one sector, for the local checks */
 	struct verify_classes classes;
 	struct verify_record record;	/* its bad ranges, for the manifest's record */
+	/* Its bad and unreadable sectors so far, for the progress line on another thread. */
+	atomic_uint_fast64_t live_bad, live_unreadable;
 };
+
+/* The jobs of the segment being checked, whose findings the progress line adds up. */
+static struct {
+	struct verify_job *vj;
+	unsigned int n;
+} verify_live;
+
+/*
+ * The progress line's note: the bad and unreadable sectors found so far, the
+ * earlier run's (--resume) and earlier segments' included, as the report
+ * counts them. On guac_io_run's thread: the jobs' own counts are atomic.
+ */
+static void verify_progress_note(void *arg, char *buf, size_t size)
+{
+	const struct verify_run *run = arg;
+	uint64_t bad = run->earlier_bad + run->mismatch.bad_sectors;
+	uint64_t unreadable = run->earlier_unreadable + run->unreadable.bad_sectors;
+	unsigned int i;
+
+	for (i = 0; i < verify_live.n; i++) {
+		bad += atomic_load_explicit(&verify_live.vj[i].live_bad, memory_order_relaxed);
+		unreadable += atomic_load_explicit(&verify_live.vj[i].live_unreadable,
+						   memory_order_relaxed);
+	}
+	snprintf(buf, size, "%" PRIu64 " bad sector%s, %" PRIu64 " unreadable", bad,
+		 bad == 1 ? "" : "s", unreadable);
+}
 
 /*
  * The diagnosis config, from diag.h: the pass being verified and the
@@ -603,6 +632,8 @@ static size_t verify_consume(struct guac_io_job *job, const uint8_t *got, uint64
 					return off + s;	/* --max-errors reached */
 				guac_badlog_scan(&vj->mismatch, got + off + s, vj->want + s, k, d,
 						 run->sector);
+				atomic_store_explicit(&vj->live_bad, vj->mismatch.bad_sectors,
+						      memory_order_relaxed);
 				if (k == run->sector) {
 					/* Classified here, with the expected bytes at hand. */
 					cls = verify_classify(run, vj, soff, got + off + s,
@@ -676,6 +707,7 @@ static size_t verify_unreadable(struct guac_io_job *job, uint64_t pos, size_t le
 		vj->first_error_pos = dev;
 	}
 	guac_badlog_mark(&vj->unreadable, dev, end, sector);
+	atomic_store_explicit(&vj->live_unreadable, vj->unreadable.bad_sectors, memory_order_relaxed);
 	verify_list_add(ctx->run, vj, 'u', "-", dev, end);
 	return len;
 }
@@ -794,8 +826,11 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	io.hooks.unreadable = verify_unreadable;
 	io.hooks.check = verify_check_clean;
 	io.check_scratch = VERIFY_SLICE;
-	io.label = "verify";
-	io.progress = isatty(STDERR_FILENO);
+	run->progress.label = "verify";
+	run->progress.target = run->path;
+	run->progress.note = verify_progress_note;
+	run->progress.note_arg = run;
+	io.progress = &run->progress;
 	io.progress_before = run->progress_done + seg->resume;
 	io.progress_total = run->planned;
 	io.stop = &run->stop;
@@ -809,6 +844,8 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 	}
 	for (i = 0; i < io.jobs; i++) {
 		memset(&vj[i], 0, sizeof(vj[i]));
+		atomic_init(&vj[i].live_bad, 0);
+		atomic_init(&vj[i].live_unreadable, 0);
 		guac_badlog_init(&vj[i].mismatch, vj[i].mismatch_kept, VERIFY_SHOWN_RANGES);
 		guac_badlog_init(&vj[i].unreadable, vj[i].unreadable_kept, VERIFY_SHOWN_RANGES);
 		vj[i].want = guac_alloc(VERIFY_SLICE);
@@ -824,7 +861,10 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg)
 		ctx[i] = (struct verify_job_ctx){ run, seg, &vj[i] };
 		io.job[i].priv = &ctx[i];
 	}
+	verify_live.vj = vj;
+	verify_live.n = io.jobs;
 	ret = guac_io_run(&io);
+	verify_live.n = 0;	/* their findings join the run's below */
 	if (ret && !run->fatal) {
 		/* A thread that cannot start leaves its part unchecked: an error, not a stop. */
 		run->fatal = true;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "diag.h"
+#include "io_engine.h"
 #include "manifest.h"
 #include "shard.h"
 #include "target.h"
@@ -105,6 +106,7 @@ struct verify_run {
 	uint64_t planned;		/* bytes the segments hold */
 	uint64_t incomplete;		/* manifest bytes never written */
 	uint64_t progress_done;		/* segments behind, for the progress line */
+	struct guac_progress progress;	/* --progress, over all the segments */
 
 	/* Results. */
 	atomic_bool stop;

@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
@@ -27,6 +26,7 @@
 #include "libguac.h"
 #include "identity.h"
 #include "manifest.h"
+#include "parse_options.h"
 #include "shard.h"
 #include "util.h"
 #include "write_target.h"
@@ -56,72 +56,17 @@ struct write_stream {
 	int impl;
 };
 
-static void write_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: guac write [OPTIONS] TARGET\n\n"
+static const struct guac_usage write_usage = {
+	.synopsis = "Usage: guac write [OPTIONS] TARGET\n",
+	.about =
 		"Write the guacamole stream to TARGET, a block device or a regular file (created\n"
 		"if missing, never truncated; never under /dev, /proc or /sys): byte --seek + k\n"
 		"of TARGET gets byte --offset + k of the stream seen from block --origin, what\n"
 		"`guac gen` prints. A target that holds a file system, partition table, RAID or\n"
 		"LVM member (libblkid's signatures, as wipefs lists them) is refused unless\n"
 		"--force; one in use (mounted, swap, held by dm or md, or a partition of it)\n"
-		"or read-only is refused always.\n\n"
-		"  -o, --offset BYTES   stream position of the first byte written (default 0)\n"
-		"  -n, --length BYTES   bytes to write (default: the rest of TARGET from --seek;\n"
-		"                       required for a file that is not that long)\n"
-		"      --origin BLOCK   block index added to the position, mod 2^64 (default: a\n"
-		"                       fresh one for every fill, printed; see docs/storage.md)\n"
-		"      --seek BYTES     byte of TARGET where the data starts (default 0)\n"
-		"      --direct         O_DIRECT: bypass the page cache (default for block\n"
-		"                       devices; refused where impossible, e.g. tmpfs)\n"
-		"      --buffered       go through the page cache, even on a block device\n"
-		"      --bs BYTES       bytes per write system call, whole sectors (default 1M)\n"
-		"  -j, --jobs N         threads, each writing its own contiguous part (default 1)\n"
-		"      --sync           O_DSYNC: every write is durable when it returns\n"
-		"  -m, --manifest FILE  record the write (docs/manifest.md); an existing manifest\n"
-		"                       of another stream range moves into its history; not\n"
-		"                       TARGET itself\n"
-		"      --resume         continue the fill the manifest records, from its durable\n"
-		"                       bytes (a requeued batch task) with its options (--origin,\n"
-		"                       --offset, --seek, --length, --bs: any given must match)\n"
-		"                       and target; no manifest yet: a new fill; a\n"
-		"                       writer killed outright resumes from what it recorded\n"
-		"                       while writing (every GUAC_CHECKPOINT_SECONDS, 10)\n"
-		"      --allow-overcommit  write a file even when the length is more than its\n"
-		"                       file system reports free (thin-provisioned, compressing\n"
-		"                       or deduplicating file systems)\n"
-		"      --shard K/N      write only part K of N equal sector-aligned parts\n"
-		"                       (N and N x --jobs at most 4096, what a merge holds)\n"
-		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
-		"                       SLURM_ARRAY_TASK_ID/COUNT work alone\n"
-		"      --host NAME      the host the manifest records (default: GUAC_HOST, else\n"
-		"                       the host name): the name a fleet's inventory uses,\n"
-		"                       such as Slurm's SLURMD_NODENAME or a pod's node\n"
-		"  -f, --force          write over the signatures found on TARGET (file system,\n"
-		"                       partition table, RAID or LVM member), not over a\n"
-		"                       target in use; and write an --origin whose stream is\n"
-		"                       within the target's length of a fill the manifest\n"
-		"                       records (the bytes alias)\n"
-		"      --dry-run        check everything, print the plan (target, its kind, size\n"
-		"                       and signatures, the range, the manifest) and write\n"
-		"                       nothing, not even the manifest\n"
-		"      --run ID         the run the manifest records (default: GUAC_RUN, else\n"
-		"                       none; a resume without one keeps the manifest's): the\n"
-		"                       fleet run this fill is of, which `guac report --run ID`\n"
-		"                       counts alone (a Slurm job or array ID, a label)\n"
-		"      --json           print the report as one JSON object on standard output\n"
-		"                       (the text's facts, the exit status and its reason)\n"
-		"      --progress MODE  progress on standard error: tty (a line redrawn in\n"
-		"                       place), log (a whole line every --progress-interval:\n"
-		"                       UTC time, bytes, percent, rate, ETA), none, or auto\n"
-		"                       (default: tty on a terminal, else log, as in a batch\n"
-		"                       job's output file)\n"
-		"      --progress-interval SECONDS\n"
-		"                       seconds between log lines (default 30)\n"
-		"      --impl NAME      generator: %s\n"
-		"      --version        print the version\n"
-		"  -h, --help           show this help\n\n"
+		"or read-only is refused always.\n",
+	.after =
 		"With O_DIRECT, --seek, --length and --bs must be multiples of the sector size.\n"
 		"Everything is fsynced at the end; the report says how many bytes are durable.\n"
 		"Ctrl-C stops cleanly after the current block and records the progress.\n"
@@ -130,8 +75,8 @@ static void write_usage(FILE *f)
 		GUAC_NUMBERS_HELP "\n"
 		"Exit status: 0 written and fsynced (--dry-run: the write would go ahead), 2 a\n"
 		"usage error or a target refused (nothing written), 3 the target's I/O failed\n"
-		"(EIO, ENOSPC, a failed fsync), 130 interrupted.\n", guac_impl_choices());
-}
+		"(EIO, ENOSPC, a failed fsync), 130 interrupted.\n",
+};
 
 /* @name, from @from, as one word of UTF-8 in @out: false with the reason said. */
 static bool write_word(const char *name, const char *from, const char *what, char *out,
@@ -190,148 +135,159 @@ static bool write_run(const struct write_args *a, char *run, size_t size)
 	return !name || write_word(name, from, "a run ID", run, size);
 }
 
+/* The options' callbacks: each takes the struct write_args as its context. */
+static bool write_opt_direct(const struct guac_option *opt, const char *arg)
+{
+	struct write_args *a = opt->value;
+
+	(void)arg;
+	if (a->direct != GUAC_DIRECT_DEFAULT) {
+		guac_err("--direct and --buffered exclude each other");
+		return false;
+	}
+	a->direct = !strcmp(opt->long_name, "direct") ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
+	return true;
+}
+
+static bool write_opt_bs(const struct guac_option *opt, const char *arg)
+{
+	struct write_args *a = opt->value;
+
+	if (!guac_parse_u64("block size", arg, &a->bs))
+		return false;
+	if (a->bs < 512 || a->bs > GUAC_IO_MAX_BS) {
+		guac_err("invalid block size '%s': expected 512 to 64M", arg);
+		return false;
+	}
+	a->bs_given = true;
+	return true;
+}
+
+static bool write_opt_jobs(const struct guac_option *opt, const char *arg)
+{
+	struct write_args *a = opt->value;
+
+	if (!guac_parse_u64("job count", arg, &a->jobs))
+		return false;
+	if (!a->jobs || a->jobs > GUAC_IO_MAX_JOBS) {
+		guac_err("invalid job count '%s': expected 1 to %u", arg, GUAC_IO_MAX_JOBS);
+		return false;
+	}
+	return true;
+}
+
+static bool write_opt_impl(const struct guac_option *opt, const char *arg)
+{
+	((struct write_args *)opt->value)->impl = guac_parse_impl(arg);
+	return true;
+}
+
+static bool write_opt_progress(const struct guac_option *opt, const char *arg)
+{
+	return guac_progress_parse(arg, &((struct write_args *)opt->value)->progress);
+}
+
+static bool write_opt_interval(const struct guac_option *opt, const char *arg)
+{
+	return guac_progress_parse_interval(arg,
+					    &((struct write_args *)opt->value)->progress_interval);
+}
+
+/* GUAC_EXIT_OK with @a filled, GUAC_PARSE_DONE after --help, or an exit status. */
 static int write_parse(struct write_args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'n' },
-		{ "origin", required_argument, NULL, 'r' },
-		{ "seek", required_argument, NULL, 'S' },
-		{ "direct", no_argument, NULL, 'D' },
-		{ "buffered", no_argument, NULL, 'B' },
-		{ "bs", required_argument, NULL, 'b' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "sync", no_argument, NULL, 'y' },
-		{ "manifest", required_argument, NULL, 'm' },
-		{ "resume", no_argument, NULL, 'R' },
-		{ "allow-overcommit", no_argument, NULL, 'A' },
-		{ "shard", required_argument, NULL, 'k' },
-		{ "shards", required_argument, NULL, 'K' },
-		{ "impl", required_argument, NULL, 'i' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'N' },
-		{ "run", required_argument, NULL, 'U' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "progress", required_argument, NULL, 'P' },
-		{ "progress-interval", required_argument, NULL, 'I' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	char impl_help[128];
+	const struct guac_option opts[] = {
+		GUAC_OPT_U64_GIVEN('o', "offset", &a->offset, "BYTES",
+				   "stream position of the first byte written (default 0)",
+				   &a->offset_given),
+		GUAC_OPT_U64_GIVEN('n', "length", &a->length, "BYTES",
+				   "bytes to write (default: the rest of TARGET from --seek; required "
+				   "for a file that is not that long)", &a->length_given),
+		GUAC_OPT_U64_GIVEN(0, "origin", &a->origin, "BLOCK",
+				   "block index added to the position, mod 2^64 (default: a fresh one "
+				   "for every fill, printed; see docs/storage.md)", &a->origin_given),
+		GUAC_OPT_U64_GIVEN(0, "seek", &a->seek, "BYTES",
+				   "byte of TARGET where the data starts (default 0)", &a->seek_given),
+		GUAC_OPT_CALLBACK(0, "direct", a, NULL,
+				  "O_DIRECT: bypass the page cache (default for block devices; "
+				  "refused where impossible, e.g. tmpfs)", write_opt_direct),
+		GUAC_OPT_CALLBACK(0, "buffered", a, NULL,
+				  "go through the page cache, even on a block device",
+				  write_opt_direct),
+		GUAC_OPT_CALLBACK(0, "bs", a, "BYTES",
+				  "bytes per write system call, whole sectors (default 1M)",
+				  write_opt_bs),
+		GUAC_OPT_CALLBACK('j', "jobs", a, "N",
+				  "threads, each writing its own contiguous part (default 1)",
+				  write_opt_jobs),
+		GUAC_OPT_FLAG(0, "sync", &a->sync, "O_DSYNC: every write is durable when it returns"),
+		GUAC_OPT_STRING('m', "manifest", &a->manifest, "FILE",
+				"record the write (docs/manifest.md); an existing manifest of another "
+				"stream range moves into its history; not TARGET itself"),
+		GUAC_OPT_FLAG(0, "resume", &a->resume,
+			      "continue the fill the manifest records, from its durable bytes (a "
+			      "requeued batch task) with its options (--origin, --offset, --seek, "
+			      "--length, --bs: any given must match) and target; no manifest yet: a "
+			      "new fill; a writer killed outright resumes from what it recorded "
+			      "while writing (every GUAC_CHECKPOINT_SECONDS, 10)"),
+		GUAC_OPT_FLAG(0, "allow-overcommit", &a->allow_overcommit,
+			      "write a file even when the length is more than its file system "
+			      "reports free (thin-provisioned, compressing or deduplicating file "
+			      "systems)"),
+		GUAC_OPT_STRING(0, "shard", &a->shard_arg, "K/N",
+				"write only part K of N equal sector-aligned parts (N and N x --jobs "
+				"at most 4096, what a merge holds)"),
+		GUAC_OPT_STRING(0, "shards", &a->shards_arg, "N",
+				"the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS); "
+				"SLURM_ARRAY_TASK_ID/COUNT work alone"),
+		GUAC_OPT_STRING(0, "host", &a->host, "NAME",
+				"the host the manifest records (default: GUAC_HOST, else the host "
+				"name): the name a fleet's inventory uses, such as Slurm's "
+				"SLURMD_NODENAME or a pod's node"),
+		GUAC_OPT_FLAG('f', "force", &a->force,
+			      "write over the signatures found on TARGET (file system, partition "
+			      "table, RAID or LVM member), not over a target in use; and write an "
+			      "--origin whose stream is within the target's length of a fill the "
+			      "manifest records (the bytes alias)"),
+		GUAC_OPT_FLAG(0, "dry-run", &a->dry_run,
+			      "check everything, print the plan (target, its kind, size and "
+			      "signatures, the range, the manifest) and write nothing, not even "
+			      "the manifest"),
+		GUAC_OPT_STRING(0, "run", &a->run, "ID",
+				"the run the manifest records (default: GUAC_RUN, else none; a resume "
+				"without one keeps the manifest's): the fleet run this fill is of, "
+				"which `guac report --run ID` counts alone (a Slurm job or array ID, "
+				"a label)"),
+		GUAC_OPT_FLAG(0, "json", &a->json,
+			      "print the report as one JSON object on standard output (the text's "
+			      "facts, the exit status and its reason)"),
+		GUAC_OPT_CALLBACK(0, "progress", a, "MODE",
+				  "progress on standard error: tty (a line redrawn in place), log (a "
+				  "whole line every --progress-interval: UTC time, bytes, percent, "
+				  "rate, ETA), none, or auto (default: tty on a terminal, else log, as "
+				  "in a batch job's output file)", write_opt_progress),
+		GUAC_OPT_CALLBACK(0, "progress-interval", a, "SECONDS",
+				  "seconds between log lines (default 30)", write_opt_interval),
+		GUAC_OPT_CALLBACK(0, "impl", a, "NAME", impl_help, write_opt_impl),
+		GUAC_OPT_VERSION(),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
 	};
-	int c;
+	int n;
 
-	while ((c = getopt_long(argc, argv, "o:n:j:m:fh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!guac_parse_u64("offset", optarg, &a->offset))
-				return GUAC_EXIT_ERROR;
-			a->offset_given = true;
-			break;
-		case 'n':
-			if (!guac_parse_u64("length", optarg, &a->length))
-				return GUAC_EXIT_ERROR;
-			a->length_given = true;
-			break;
-		case 'r':
-			if (!guac_parse_u64("origin", optarg, &a->origin))
-				return GUAC_EXIT_ERROR;
-			a->origin_given = true;
-			break;
-		case 'S':
-			if (!guac_parse_u64("seek", optarg, &a->seek))
-				return GUAC_EXIT_ERROR;
-			a->seek_given = true;
-			break;
-		case 'D':
-		case 'B':
-			if (a->direct != GUAC_DIRECT_DEFAULT) {
-				guac_err("--direct and --buffered exclude each other");
-				return GUAC_EXIT_ERROR;
-			}
-			a->direct = c == 'D' ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
-			break;
-		case 'b':
-			if (!guac_parse_u64("block size", optarg, &a->bs))
-				return GUAC_EXIT_ERROR;
-			if (a->bs < 512 || a->bs > GUAC_IO_MAX_BS) {
-				guac_err("invalid block size '%s': expected 512 to 64M", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			a->bs_given = true;
-			break;
-		case 'j':
-			if (!guac_parse_u64("job count", optarg, &a->jobs))
-				return GUAC_EXIT_ERROR;
-			if (!a->jobs || a->jobs > GUAC_IO_MAX_JOBS) {
-				guac_err("invalid job count '%s': expected 1 to %u", optarg,
-					 GUAC_IO_MAX_JOBS);
-				return GUAC_EXIT_ERROR;
-			}
-			break;
-		case 'y':
-			a->sync = true;
-			break;
-		case 'm':
-			a->manifest = optarg;
-			break;
-		case 'R':
-			a->resume = true;
-			break;
-		case 'A':
-			a->allow_overcommit = true;
-			break;
-		case 'k':
-			a->shard_arg = optarg;
-			break;
-		case 'K':
-			a->shards_arg = optarg;
-			break;
-		case 'i':
-			a->impl = guac_parse_impl(optarg);
-			break;
-		case 'H':
-			a->host = optarg;
-			break;
-		case 'f':
-			a->force = true;
-			break;
-		case 'N':
-			a->dry_run = true;
-			break;
-		case 'U':
-			a->run = optarg;
-			break;
-		case 'J':
-			a->json = true;
-			break;
-		case 'P':
-			if (!guac_progress_parse(optarg, &a->progress))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'I':
-			if (!guac_progress_parse_interval(optarg, &a->progress_interval))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'V':
-			guac_print_version();
-			exit(GUAC_EXIT_OK);
-		case 'h':
-			write_usage(stdout);
-			exit(GUAC_EXIT_OK);
-		default:
-			fprintf(stderr, "Try 'guac write --help'.\n");
-			return GUAC_EXIT_ERROR;
-		}
-	}
-	if (optind + 1 != argc) {
-		if (optind == argc)
+	snprintf(impl_help, sizeof(impl_help), "generator: %s", guac_impl_choices());
+	n = guac_parse_options(argc, argv, opts, &write_usage, 0);
+	if (n < 0)
+		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
+	if (n != 1) {
+		if (!n)
 			guac_err("missing TARGET (a block device or a regular file)");
 		else
-			guac_err("unexpected argument '%s' after TARGET", argv[optind + 1]);
+			guac_err("unexpected argument '%s' after TARGET", argv[1]);
 		return GUAC_EXIT_ERROR;
 	}
-	a->target = argv[optind];
+	a->target = argv[0];
 	if (a->json && a->dry_run) {
 		guac_err("--json reports a write: not with --dry-run (its plan is text)");
 		return GUAC_EXIT_ERROR;
@@ -1019,7 +975,7 @@ int guac_cmd_write(int argc, char **argv)
 	a.impl = guac_impl_best();
 	ret = write_parse(&a, argc, argv);
 	if (ret)
-		return ret;
+		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
 	if (!guac_shard_parse(&shard, a.shard_arg, a.shards_arg))
 		return GUAC_EXIT_ERROR;
 	/* Each job writes a range of its own: the merged manifest holds them all. */

@@ -9,7 +9,6 @@
  * holds the run they share.
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "io_engine.h"
+#include "io_options.h"
 #include "libguac.h"
 #include "identity.h"
 #include "manifest.h"
@@ -28,81 +28,28 @@
 
 #define VERIFY_SAVE_SECONDS 10		/* between progress saves in a long check */
 
-static void verify_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: guac verify [OPTIONS] SOURCE\n"
-		"       guac verify --manifest FILE [OPTIONS] [SOURCE]\n\n"
-		"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
-		"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
-		"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
-		"writes. With --manifest, what guac write recorded is checked instead, on\n"
-		"SOURCE or the recorded target (any copy works; a shorter one fails).\n\n"
-		"  -o, --offset BYTES   stream position of the first byte (default 0)\n"
-		"  -n, --length BYTES   bytes to check (default: to the end of the file or\n"
-		"                       device, or of the manifest; a pipe needs it)\n"
-		"      --origin BLOCK   block index added to the position, mod 2^64 (default 0)\n"
-		"      --seek BYTES     byte of SOURCE where the stream data starts (default 0)\n"
-		"  -m, --manifest FILE  check what guac write recorded in FILE\n"
-		"      --skip BYTES     start this many bytes into the data (a sub-range; reports\n"
-		"                       still give true device byte offsets and LBAs)\n"
-		"      --resume         continue from the progress saved in the manifest; the\n"
-		"                       earlier run's findings are part of the result (from\n"
-		"                       the start if the target changed since that run)\n"
-		"      --shard K/N      check part K of N, exactly as guac write --shard K/N\n"
-		"      --shards N       the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS);\n"
-		"                       SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP work alone\n"
-		"      --direct         O_DIRECT reads, from the media, not the page cache\n"
-		"                       (default for block devices; refused where impossible)\n"
-		"      --buffered       read through the page cache, even a block device\n"
-		"      --bs BYTES       bytes per read system call (default 256K)\n"
-		"  -j, --jobs N         reader threads, each on its own contiguous part (default:\n"
-		"                       one per CPU, here %u); pipes are read by one, from\n"
-		"                       their byte 0 (the bytes before the data are dropped)\n"
-		"      --sector SIZE    512 or 4096: the sector bad ranges are reported and\n"
-		"                       classified in (default: a block device's physical\n"
-		"                       sector, 4096 on a 512e disk; else the manifest's, else\n"
-		"                       512)\n"
-		"      --max-errors N   stop at N bad or unreadable sectors (default: never)\n"
-		"      --origins LIST   origins of earlier fills the manifest does not name\n"
-		"                       (comma-separated; A-B for a range): a bad sector\n"
-		"                       holding one's data is STALE_ORIGIN, not UNKNOWN\n"
-		"      --bad-list FILE  write every bad range, one per line, split where\n"
-		"                       the class changes:\n"
-		"                       KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS\n"
-		"      --json           print a JSON summary on standard output instead of text\n"
-		"      --progress MODE  progress on standard error: tty (a line redrawn in\n"
-		"                       place), log (a whole line every --progress-interval:\n"
-		"                       UTC time, bytes, percent, rate, ETA, bad and unreadable\n"
-		"                       sectors so far), none, or auto (default: tty on a\n"
-		"                       terminal, else log, as in a batch job's output file)\n"
-		"      --progress-interval SECONDS\n"
-		"                       seconds between log lines (default 30)\n"
-		"      --impl NAME      generator: %s\n"
-		"      --version        print the version\n"
-		"  -h, --help           show this help\n\n"
-		"Reports OK with the byte count and throughput, or each bad range (whole\n"
-		"sectors, adjacent ones merged, the first %u listed, then totals), the first\n"
-		"differing byte with the expected and actual values, unreadable sectors\n"
-		"(read errors are retried sector by sector and the check goes on), short data\n"
-		"(the end of SOURCE before the length), the class of every bad sector (zeros,\n"
-		"ones, torn, stale origin, scattered damage, or OTHER), and for the first %u\n"
-		"bad sectors, and the first as many OTHER ones (searched for misdirected or\n"
-		"wrapped data), a diagnosis line each.\n"
-		"The I/O mode (direct or buffered) is part of the report. An empty SOURCE\n"
-		"fails unless --length is 0. Ctrl-C stops with a summary of what was found\n"
-		"(during the diagnosis, it ends the search); with a manifest, a check of the\n"
-		"recorded target saves its progress there for --resume. Memory use is\n"
-		"fixed, whatever the size.\n"
-		"A log's first progress line comes after one interval: a shorter check prints\n"
-		"none, a longer one ends with an \"ended\" line.\n" GUAC_NUMBERS_HELP "\n"
-		"OK (exit 0) means every byte described (by the options, or the manifest and\n"
-		"--skip, --length or --shard) was compared, now or by the check resumed, and\n"
-		"matched; the OK line names a shard or sub-range when it checked one.\n"
-		"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
-		"2 a usage error, 3 unreadable sectors or a read error, 130 interrupted.\n",
-		guac_nr_cpus(), guac_impl_choices(), VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
-}
+static const char verify_after_fmt[] =
+	"Reports OK with the byte count and throughput, or each bad range (whole\n"
+	"sectors, adjacent ones merged, the first %u listed, then totals), the first\n"
+	"differing byte with the expected and actual values, unreadable sectors\n"
+	"(read errors are retried sector by sector and the check goes on), short data\n"
+	"(the end of SOURCE before the length), the class of every bad sector (zeros,\n"
+	"ones, torn, stale origin, scattered damage, or OTHER), and a diagnosis of\n"
+	"the first %u bad sectors, and the first as many OTHER ones (searched for\n"
+	"misdirected or wrapped data), one line per incident (a run of sectors with\n"
+	"one class and cause).\n"
+	"The I/O mode (direct or buffered) is part of the report. An empty SOURCE\n"
+	"fails unless --length is 0. Ctrl-C stops with a summary of what was found\n"
+	"(during the diagnosis, it ends the search); with a manifest, a check of the\n"
+	"recorded target saves its progress there for --resume. Memory use is\n"
+	"fixed, whatever the size.\n"
+	"A log's first progress line comes after one interval: a shorter check prints\n"
+	"none, a longer one ends with an \"ended\" line.\n" GUAC_NUMBERS_HELP "\n"
+	"OK (exit 0) means every byte described (by the options, or the manifest and\n"
+	"--skip, --length or --shard) was compared, now or by the check resumed, and\n"
+	"matched; the OK line names a shard or sub-range when it checked one.\n"
+	"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
+	"2 a usage error, 3 unreadable sectors or a read error, 130 interrupted.\n";
 
 /*
  * --origins LIST: "7,9,20261101-20261130": single origins (checked on every
@@ -158,153 +105,130 @@ static bool verify_parse_origins(struct verify_run *run, const char *list)
 	return true;
 }
 
+static bool verify_opt_sector(const struct guac_option *opt, const char *arg)
+{
+	struct verify_run *run = opt->value;
+	uint64_t v;
+
+	if (!guac_parse_u64("sector size", arg, &v))
+		return false;
+	if (v != 512 && v != 4096) {
+		guac_err("invalid sector size '%s': expected 512 or 4096", arg);
+		return false;
+	}
+	run->sector = (unsigned int)v;
+	run->sector_source = "--sector";
+	return true;
+}
+
+static bool verify_opt_max_errors(const struct guac_option *opt, const char *arg)
+{
+	uint64_t *max = opt->value;
+
+	if (!guac_parse_u64("error limit", arg, max))
+		return false;
+	if (!*max) {
+		guac_err("invalid --max-errors '%s': expected at least 1", arg);
+		return false;
+	}
+	return true;
+}
+
+static bool verify_opt_origins(const struct guac_option *opt, const char *arg)
+{
+	return verify_parse_origins(opt->value, arg);
+}
+
+/* GUAC_EXIT_OK with @run's options set, GUAC_PARSE_DONE after --help, or an exit status. */
 static int verify_parse(struct verify_run *run, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'n' },
-		{ "origin", required_argument, NULL, 'r' },
-		{ "seek", required_argument, NULL, 'S' },
-		{ "manifest", required_argument, NULL, 'm' },
-		{ "skip", required_argument, NULL, 'k' },
-		{ "resume", no_argument, NULL, 'R' },
-		{ "direct", no_argument, NULL, 'D' },
-		{ "buffered", no_argument, NULL, 'B' },
-		{ "bs", required_argument, NULL, 'b' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "sector", required_argument, NULL, 's' },
-		{ "max-errors", required_argument, NULL, 'E' },
-		{ "bad-list", required_argument, NULL, 'L' },
-		{ "origins", required_argument, NULL, 'O' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "progress", required_argument, NULL, 'P' },
-		{ "progress-interval", required_argument, NULL, 'I' },
-		{ "impl", required_argument, NULL, 'i' },
-		{ "shard", required_argument, NULL, 'H' },
-		{ "shards", required_argument, NULL, 'N' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool offset_given = false, origin_given = false;
-	uint64_t v;
-	int c;
+	char jobs_help[192], impl_help[128], after[sizeof(verify_after_fmt) + 32];
+	const struct guac_usage usage = {
+		.synopsis = "Usage: guac verify [OPTIONS] SOURCE\n"
+			    "       guac verify --manifest FILE [OPTIONS] [SOURCE]\n",
+		.about =
+			"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
+			"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
+			"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
+			"writes. With --manifest, what guac write recorded is checked instead, on\n"
+			"SOURCE or the recorded target (any copy works; a shorter one fails).\n",
+		.after = after,
+	};
+	const struct guac_option opts[] = {
+		GUAC_OPT_U64_GIVEN('o', "offset", &run->offset, "BYTES",
+				   "stream position of the first byte (default 0)", &offset_given),
+		GUAC_OPT_U64_GIVEN('n', "length", &run->length, "BYTES",
+				   "bytes to check (default: to the end of the file or device, or of "
+				   "the manifest; a pipe needs it)", &run->length_given),
+		GUAC_OPT_U64_GIVEN(0, "origin", &run->origin, "BLOCK",
+				   "block index added to the position, mod 2^64 (default 0)",
+				   &origin_given),
+		GUAC_OPT_U64_GIVEN(0, "seek", &run->seek, "BYTES",
+				   "byte of SOURCE where the stream data starts (default 0)",
+				   &run->seek_given),
+		GUAC_OPT_STRING('m', "manifest", &run->manifest_path, "FILE",
+				"check what guac write recorded in FILE"),
+		GUAC_OPT_U64_GIVEN(0, "skip", &run->skip, "BYTES",
+				   "start this many bytes into the data (a sub-range; reports still "
+				   "give true device byte offsets and LBAs)", &run->skip_given),
+		GUAC_OPT_FLAG(0, "resume", &run->resume,
+			      "continue from the progress saved in the manifest; the earlier run's "
+			      "findings are part of the result (from the start if the target "
+			      "changed since that run)"),
+		GUAC_OPT_STRING(0, "shard", &run->shard_arg, "K/N",
+				"check part K of N, exactly as guac write --shard K/N"),
+		GUAC_OPT_STRING(0, "shards", &run->shards_arg, "N",
+				"the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS); "
+				"SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP work alone"),
+		GUAC_OPT_CALLBACK(0, "direct", &run->direct, NULL,
+				  "O_DIRECT reads, from the media, not the page cache (default for "
+				  "block devices; refused where impossible)", guac_opt_direct),
+		GUAC_OPT_CALLBACK(0, "buffered", &run->direct, NULL,
+				  "read through the page cache, even a block device", guac_opt_direct),
+		GUAC_OPT_CALLBACK_GIVEN(0, "bs", &run->bs, "BYTES",
+					"bytes per read system call (default 256K)", guac_opt_bs,
+					&run->bs_given),
+		GUAC_OPT_CALLBACK('j', "jobs", &run->jobs, "N", jobs_help, guac_opt_jobs),
+		GUAC_OPT_CALLBACK(0, "sector", run, "SIZE",
+				  "512 or 4096: the sector bad ranges are reported and classified in "
+				  "(default: a block device's physical sector, 4096 on a 512e disk; "
+				  "else the manifest's, else 512)", verify_opt_sector),
+		GUAC_OPT_CALLBACK(0, "max-errors", &run->max_errors, "N",
+				  "stop at N bad or unreadable sectors (default: never)",
+				  verify_opt_max_errors),
+		GUAC_OPT_CALLBACK(0, "origins", run, "LIST",
+				  "origins of earlier fills the manifest does not name (comma-separated; "
+				  "A-B for a range): a bad sector holding one's data is STALE_ORIGIN, "
+				  "not UNKNOWN", verify_opt_origins),
+		GUAC_OPT_STRING(0, "bad-list", &run->bad_list_path, "FILE",
+				"write every bad range, one per line, split where the class changes: "
+				"KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS"),
+		GUAC_OPT_FLAG(0, "json", &run->json,
+			      "print a JSON summary on standard output instead of text"),
+		GUAC_OPT_CALLBACK(0, "progress", &run->progress.mode, "MODE",
+				  GUAC_IO_PROGRESS_HELP ", bad and unreadable sectors so far), none, "
+				  "or auto (default: tty on a terminal, else log, as in a batch job's "
+				  "output file)", guac_opt_progress),
+		GUAC_OPT_CALLBACK(0, "progress-interval", &run->progress.interval, "SECONDS",
+				  "seconds between log lines (default 30)", guac_opt_progress_interval),
+		GUAC_OPT_CALLBACK(0, "impl", &run->impl, "NAME", impl_help, guac_opt_impl),
+		GUAC_OPT_VERSION(),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
+	};
+	int n;
 
-	while ((c = getopt_long(argc, argv, "o:n:j:m:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!guac_parse_u64("offset", optarg, &run->offset))
-				return GUAC_EXIT_ERROR;
-			offset_given = true;
-			break;
-		case 'n':
-			if (!guac_parse_u64("length", optarg, &run->length))
-				return GUAC_EXIT_ERROR;
-			run->length_given = true;
-			break;
-		case 'r':
-			if (!guac_parse_u64("origin", optarg, &run->origin))
-				return GUAC_EXIT_ERROR;
-			origin_given = run->origin_given = true;
-			break;
-		case 'S':
-			if (!guac_parse_u64("seek", optarg, &run->seek))
-				return GUAC_EXIT_ERROR;
-			run->seek_given = true;
-			break;
-		case 'm':
-			run->manifest_path = optarg;
-			break;
-		case 'k':
-			if (!guac_parse_u64("skip", optarg, &run->skip))
-				return GUAC_EXIT_ERROR;
-			run->skip_given = true;
-			break;
-		case 'R':
-			run->resume = true;
-			break;
-		case 'D':
-		case 'B':
-			if (run->direct != GUAC_DIRECT_DEFAULT) {
-				guac_err("--direct and --buffered exclude each other");
-				return GUAC_EXIT_ERROR;
-			}
-			run->direct = c == 'D' ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
-			break;
-		case 'b':
-			if (!guac_parse_u64("block size", optarg, &run->bs))
-				return GUAC_EXIT_ERROR;
-			if (run->bs < 512 || run->bs > GUAC_IO_MAX_BS) {
-				guac_err("invalid block size '%s': expected 512 to 64M", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			run->bs_given = true;
-			break;
-		case 'j':
-			if (!guac_parse_u64("job count", optarg, &run->jobs))
-				return GUAC_EXIT_ERROR;
-			if (!run->jobs || run->jobs > GUAC_IO_MAX_JOBS) {
-				guac_err("invalid job count '%s': expected 1 to %u", optarg,
-					 GUAC_IO_MAX_JOBS);
-				return GUAC_EXIT_ERROR;
-			}
-			break;
-		case 's':
-			if (!guac_parse_u64("sector size", optarg, &v))
-				return GUAC_EXIT_ERROR;
-			if (v != 512 && v != 4096) {
-				guac_err("invalid sector size '%s': expected 512 or 4096", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			run->sector = (unsigned int)v;
-			run->sector_source = "--sector";
-			break;
-		case 'E':
-			if (!guac_parse_u64("error limit", optarg, &run->max_errors))
-				return GUAC_EXIT_ERROR;
-			if (!run->max_errors) {
-				guac_err("invalid --max-errors '%s': expected at least 1", optarg);
-				return GUAC_EXIT_ERROR;
-			}
-			break;
-		case 'L':
-			run->bad_list_path = optarg;
-			break;
-		case 'O':
-			if (!verify_parse_origins(run, optarg))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'J':
-			run->json = true;
-			break;
-		case 'P':
-			if (!guac_progress_parse(optarg, &run->progress.mode))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'I':
-			if (!guac_progress_parse_interval(optarg, &run->progress.interval))
-				return GUAC_EXIT_ERROR;
-			break;
-		case 'i':
-			run->impl = guac_parse_impl(optarg);
-			break;
-		case 'H':
-			run->shard_arg = optarg;
-			break;
-		case 'N':
-			run->shards_arg = optarg;
-			break;
-		case 'V':
-			guac_print_version();
-			exit(GUAC_EXIT_OK);
-		case 'h':
-			verify_usage(stdout);
-			exit(GUAC_EXIT_OK);
-		default:
-			fprintf(stderr, "Try 'guac verify --help'.\n");
-			return GUAC_EXIT_ERROR;
-		}
-	}
+	snprintf(jobs_help, sizeof(jobs_help),
+		 "reader threads, each on its own contiguous part (default: one per CPU, here %u); "
+		 "pipes are read by one, from their byte 0 (the bytes before the data are "
+		 "dropped)", guac_nr_cpus());
+	snprintf(impl_help, sizeof(impl_help), "generator: %s", guac_impl_choices());
+	snprintf(after, sizeof(after), verify_after_fmt, VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
+	n = guac_parse_options(argc, argv, opts, &usage, 0);
+	if (n < 0)
+		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
+	run->origin_given = origin_given;
 	if (run->manifest_path && (offset_given || origin_given || run->seek_given)) {
 		guac_err("--offset, --origin and --seek come from the manifest; use --skip and "
 			 "--length for a sub-range");
@@ -341,15 +265,15 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 			 "--manifest", run->shard.source);
 		return GUAC_EXIT_ERROR;
 	}
-	if (optind + 1 < argc) {
-		guac_err("unexpected argument '%s' after SOURCE", argv[optind + 1]);
+	if (n > 1) {
+		guac_err("unexpected argument '%s' after SOURCE", argv[1]);
 		return GUAC_EXIT_ERROR;
 	}
-	if (optind == argc && !run->manifest_path) {
+	if (!n && !run->manifest_path) {
 		guac_err("missing SOURCE (a file, a block device, or - for standard input)");
 		return GUAC_EXIT_ERROR;
 	}
-	run->path = optind < argc ? argv[optind] : NULL;
+	run->path = n ? argv[0] : NULL;
 	return GUAC_EXIT_OK;
 }
 
@@ -391,7 +315,7 @@ int guac_cmd_verify(int argc, char **argv)
 	run.progress.interval = GUAC_PROGRESS_LOG_SECONDS;
 	ret = verify_parse(&run, argc, argv);
 	if (ret)
-		return ret;
+		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
 	if (run.manifest_path) {
 		if (!guac_manifest_load(run.manifest_path, &manifest))
 			return GUAC_EXIT_ERROR;

@@ -26,7 +26,7 @@
 #include "libguac.h"
 #include "identity.h"
 #include "manifest.h"
-#include "parse_options.h"
+#include "io_options.h"
 #include "shard.h"
 #include "util.h"
 #include "write_target.h"
@@ -135,64 +135,6 @@ static bool write_run(const struct write_args *a, char *run, size_t size)
 	return !name || write_word(name, from, "a run ID", run, size);
 }
 
-/* The options' callbacks: each takes the struct write_args as its context. */
-static bool write_opt_direct(const struct guac_option *opt, const char *arg)
-{
-	struct write_args *a = opt->value;
-
-	(void)arg;
-	if (a->direct != GUAC_DIRECT_DEFAULT) {
-		guac_err("--direct and --buffered exclude each other");
-		return false;
-	}
-	a->direct = !strcmp(opt->long_name, "direct") ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
-	return true;
-}
-
-static bool write_opt_bs(const struct guac_option *opt, const char *arg)
-{
-	struct write_args *a = opt->value;
-
-	if (!guac_parse_u64("block size", arg, &a->bs))
-		return false;
-	if (a->bs < 512 || a->bs > GUAC_IO_MAX_BS) {
-		guac_err("invalid block size '%s': expected 512 to 64M", arg);
-		return false;
-	}
-	a->bs_given = true;
-	return true;
-}
-
-static bool write_opt_jobs(const struct guac_option *opt, const char *arg)
-{
-	struct write_args *a = opt->value;
-
-	if (!guac_parse_u64("job count", arg, &a->jobs))
-		return false;
-	if (!a->jobs || a->jobs > GUAC_IO_MAX_JOBS) {
-		guac_err("invalid job count '%s': expected 1 to %u", arg, GUAC_IO_MAX_JOBS);
-		return false;
-	}
-	return true;
-}
-
-static bool write_opt_impl(const struct guac_option *opt, const char *arg)
-{
-	((struct write_args *)opt->value)->impl = guac_parse_impl(arg);
-	return true;
-}
-
-static bool write_opt_progress(const struct guac_option *opt, const char *arg)
-{
-	return guac_progress_parse(arg, &((struct write_args *)opt->value)->progress);
-}
-
-static bool write_opt_interval(const struct guac_option *opt, const char *arg)
-{
-	return guac_progress_parse_interval(arg,
-					    &((struct write_args *)opt->value)->progress_interval);
-}
-
 /* GUAC_EXIT_OK with @a filled, GUAC_PARSE_DONE after --help, or an exit status. */
 static int write_parse(struct write_args *a, int argc, char **argv)
 {
@@ -209,18 +151,18 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 				   "for every fill, printed; see docs/storage.md)", &a->origin_given),
 		GUAC_OPT_U64_GIVEN(0, "seek", &a->seek, "BYTES",
 				   "byte of TARGET where the data starts (default 0)", &a->seek_given),
-		GUAC_OPT_CALLBACK(0, "direct", a, NULL,
+		GUAC_OPT_CALLBACK(0, "direct", &a->direct, NULL,
 				  "O_DIRECT: bypass the page cache (default for block devices; "
-				  "refused where impossible, e.g. tmpfs)", write_opt_direct),
-		GUAC_OPT_CALLBACK(0, "buffered", a, NULL,
+				  "refused where impossible, e.g. tmpfs)", guac_opt_direct),
+		GUAC_OPT_CALLBACK(0, "buffered", &a->direct, NULL,
 				  "go through the page cache, even on a block device",
-				  write_opt_direct),
-		GUAC_OPT_CALLBACK(0, "bs", a, "BYTES",
-				  "bytes per write system call, whole sectors (default 1M)",
-				  write_opt_bs),
-		GUAC_OPT_CALLBACK('j', "jobs", a, "N",
+				  guac_opt_direct),
+		GUAC_OPT_CALLBACK_GIVEN(0, "bs", &a->bs, "BYTES",
+					"bytes per write system call, whole sectors (default 1M)",
+					guac_opt_bs, &a->bs_given),
+		GUAC_OPT_CALLBACK('j', "jobs", &a->jobs, "N",
 				  "threads, each writing its own contiguous part (default 1)",
-				  write_opt_jobs),
+				  guac_opt_jobs),
 		GUAC_OPT_FLAG(0, "sync", &a->sync, "O_DSYNC: every write is durable when it returns"),
 		GUAC_OPT_STRING('m', "manifest", &a->manifest, "FILE",
 				"record the write (docs/manifest.md); an existing manifest of another "
@@ -262,14 +204,12 @@ static int write_parse(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_FLAG(0, "json", &a->json,
 			      "print the report as one JSON object on standard output (the text's "
 			      "facts, the exit status and its reason)"),
-		GUAC_OPT_CALLBACK(0, "progress", a, "MODE",
-				  "progress on standard error: tty (a line redrawn in place), log (a "
-				  "whole line every --progress-interval: UTC time, bytes, percent, "
-				  "rate, ETA), none, or auto (default: tty on a terminal, else log, as "
-				  "in a batch job's output file)", write_opt_progress),
-		GUAC_OPT_CALLBACK(0, "progress-interval", a, "SECONDS",
-				  "seconds between log lines (default 30)", write_opt_interval),
-		GUAC_OPT_CALLBACK(0, "impl", a, "NAME", impl_help, write_opt_impl),
+		GUAC_OPT_CALLBACK(0, "progress", &a->progress, "MODE",
+				  GUAC_IO_PROGRESS_HELP "), none, or auto (default: tty on a terminal, "
+				  "else log, as in a batch job's output file)", guac_opt_progress),
+		GUAC_OPT_CALLBACK(0, "progress-interval", &a->progress_interval, "SECONDS",
+				  "seconds between log lines (default 30)", guac_opt_progress_interval),
+		GUAC_OPT_CALLBACK(0, "impl", &a->impl, "NAME", impl_help, guac_opt_impl),
 		GUAC_OPT_VERSION(),
 		GUAC_OPT_HELP(),
 		GUAC_OPT_END(),

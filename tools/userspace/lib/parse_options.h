@@ -37,10 +37,16 @@ struct guac_option {
 	bool *given;		/* if set: made true when the option is seen */
 };
 
-#define GUAC_OPT_FLAG(s, l, v, h) { GUAC_OPT_FLAG, (s), (l), (v), NULL, (h), NULL, NULL }
-#define GUAC_OPT_STRING(s, l, v, a, h) { GUAC_OPT_STRING, (s), (l), (v), (a), (h), NULL, NULL }
-#define GUAC_OPT_U64(s, l, v, a, h) { GUAC_OPT_U64, (s), (l), (v), (a), (h), NULL, NULL }
-#define GUAC_OPT_U64_GIVEN(s, l, v, a, h, g) { GUAC_OPT_U64, (s), (l), (v), (a), (h), NULL, (g) }
+/* The value's type checked where the table is written: a bool * for a flag, ... */
+#define GUAC_OPT_TYPED(v, type) _Generic((v), type: (v))
+#define GUAC_OPT_FLAG(s, l, v, h) \
+	{ GUAC_OPT_FLAG, (s), (l), GUAC_OPT_TYPED(v, bool *), NULL, (h), NULL, NULL }
+#define GUAC_OPT_STRING(s, l, v, a, h) \
+	{ GUAC_OPT_STRING, (s), (l), GUAC_OPT_TYPED(v, const char **), (a), (h), NULL, NULL }
+#define GUAC_OPT_U64(s, l, v, a, h) \
+	{ GUAC_OPT_U64, (s), (l), GUAC_OPT_TYPED(v, uint64_t *), (a), (h), NULL, NULL }
+#define GUAC_OPT_U64_GIVEN(s, l, v, a, h, g) \
+	{ GUAC_OPT_U64, (s), (l), GUAC_OPT_TYPED(v, uint64_t *), (a), (h), NULL, (g) }
 #define GUAC_OPT_CALLBACK(s, l, ctx, a, h, cb) \
 	{ GUAC_OPT_CALLBACK, (s), (l), (ctx), (a), (h), (cb), NULL }
 #define GUAC_OPT_VERSION() { GUAC_OPT_VERSION, 0, "version", NULL, NULL, "print the version", NULL, NULL }

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The options guac write and guac verify share, as parse-options callbacks:
+ * each takes what it sets as the option's value (and marks the option's
+ * given flag, when it has one), and says why it refuses an argument.
+ */
+#ifndef GUAC_IO_OPTIONS_H
+#define GUAC_IO_OPTIONS_H
+
+#include <stdbool.h>
+#include "parse_options.h"
+
+/* --direct or --buffered (by the option's name), into an enum guac_direct; once. */
+bool guac_opt_direct(const struct guac_option *opt, const char *arg);
+/* --bs: a uint64_t of 512 bytes to GUAC_IO_MAX_BS. */
+bool guac_opt_bs(const struct guac_option *opt, const char *arg);
+/* --jobs: a uint64_t of 1 to GUAC_IO_MAX_JOBS. */
+bool guac_opt_jobs(const struct guac_option *opt, const char *arg);
+/* --impl: an int, the implementation (guac_parse_impl()). */
+bool guac_opt_impl(const struct guac_option *opt, const char *arg);
+/* --progress: an enum guac_progress_mode. */
+bool guac_opt_progress(const struct guac_option *opt, const char *arg);
+/* --progress-interval: a double, seconds. */
+bool guac_opt_progress_interval(const struct guac_option *opt, const char *arg);
+
+#define GUAC_OPT_CALLBACK_GIVEN(s, l, ctx, a, h, cb, g) \
+	{ GUAC_OPT_CALLBACK, (s), (l), (ctx), (a), (h), (cb), (g) }
+
+#define GUAC_IO_PROGRESS_HELP \
+	"progress on standard error: tty (a line redrawn in place), log (a whole line every " \
+	"--progress-interval: UTC time, bytes, percent, rate, ETA"
+
+#endif /* GUAC_IO_OPTIONS_H */

@@ -55,7 +55,7 @@ cleanup() {
 	rm -f /tmp/probe-*.out /tmp/probe-*.rc
 }
 
-if grep -qx 'brd\|dm-mod\|dm_mod' /lib/modules/extra.missing 2>/dev/null ||
+if grep -qx -e brd -e dm-mod -e dm_mod /lib/modules/extra.missing 2>/dev/null ||
    { [ ! -f "$extra/brd.ko" ] && [ ! -d /sys/module/brd ]; }; then
 	skip "guac probe on device-mapper devices that lie about their size" \
 		"no brd or dm-mod module for this kernel (none in its modules.map)"

@@ -7,7 +7,8 @@
 # the short name or the FQDN, as --expect matches hosts (F4); --whole wants
 # fills that cover the whole target (F10); a fill that a later fill of the
 # same disk wrote over is SUPERSEDED, never OK (F3); a check of part of a
-# disk that finds damage is recorded, so the report stops saying OK (F6).
+# disk that finds damage is recorded, so the report stops saying OK (F6);
+# a block device written after its check is CHANGED, never OK (item 7).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -114,8 +115,10 @@ sleep 1	# the manifests' times are in seconds: the second fill starts a second l
 rc=$?
 check "F3: a disk filled whole, then half of it again: exit 1, the first fill SUPERSEDED, the second OK" \
 	"[ $rc -eq 1 ] && grep -qx '2 disks: 1 OK, 1 SUPERSEDED' '$tmp/out'"
+# Its own state is CHANGED: the second fill wrote to the device after its check
+# (item 7: a block device's stamp counts the sectors written to it).
 check "... the reason names the later fill, both start times and the first byte written over" \
-	"grep -q \"SUPERSEDED: '$d/f3-half.json', a fill started later (.*, this one .*), wrote over this one from device byte 2097152 on: .*(its own state OK)\" '$tmp/out'"
+	"grep -q \"SUPERSEDED: '$d/f3-half.json', a fill started later (.*, this one .*), wrote over this one from device byte 2097152 on: .*(its own state CHANGED)\" '$tmp/out'"
 "$GUAC" report --whole "$d/f3-half.json" "$d/f3-whole.json" >"$tmp/out" 2>&1
 check "... --whole: the later fill covers half the disk (PARTIAL), the earlier does not count" \
 	"[ \$? -eq 1 ] && grep -qx '2 disks: 1 SUPERSEDED, 1 PARTIAL' '$tmp/out'"
@@ -149,8 +152,8 @@ check "... the two halves of a disk filled apart share no byte: both OK, exit 0"
 dd if=/dev/zero of="$loop" bs=512 seek=100 count=8 conv=notrunc oflag=direct status=none
 "$GUAC" verify --shard 1/2 -m "$d/f6.json" >/dev/null 2>&1
 "$GUAC" report "$d/f6.json" >"$tmp/out" 2>&1
-check "F6: a clean check of the other half changes nothing: still OK (nothing contradicts it)" \
-	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
+check "F6: the write after the check shows (item 7): CHANGED, not OK; a clean check of the other half changes nothing" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 CHANGED' '$tmp/out'"
 "$GUAC" verify --shard 0/2 -m "$d/f6.json" >"$tmp/v" 2>&1
 rc=$?
 check "F6: verify --shard 0/2 finds the damage: exit 1, and says its findings are recorded as partial" \
@@ -164,5 +167,40 @@ check "... --resume does not continue a partial record: it checks the whole from
 "$GUAC" report "$d/f6.json" >"$tmp/out" 2>&1
 check "... and that whole check's record stands: MISMATCH, without the partial note" \
 	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 MISMATCH' '$tmp/out' && ! grep -q 'part of the fill' '$tmp/out'"
+
+# Item 7 (found by the fleet differential test): a block device written
+# after its check, by anything but guac (dd), kept its OK: its stamp was its
+# size, diskseq and boot alone. The stamp now counts the sectors written to
+# it (/sys/dev/block/M:m/stat), after a flush, so that a write still in the
+# page cache counts too.
+"$GUAC" write --force -m "$d/i7.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7.json" >/dev/null 2>&1
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "item 7: a disk filled, checked and not written since: OK, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out' && grep -q '\"target_stamp\": \"block .* written [0-9]*\"' '$d/i7.json'"
+dd if=/dev/zero of="$loop" bs=512 seek=3 count=1 conv=notrunc status=none
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "... one sector written after the check (buffered, not yet flushed): CHANGED, exit 1, the counts named" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 CHANGED' '$tmp/out' && grep -q 'CHANGED: the target changed since the recorded check began (then: block .* written [0-9]*; now: .* written [0-9]*)' '$tmp/out'"
+"$GUAC" write --force -m "$d/i7.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7.json" >/dev/null 2>&1
+dd if=/dev/zero of="$loop" bs=512 seek=3 count=1 conv=notrunc oflag=direct status=none
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "... written with O_DIRECT after the check: CHANGED, exit 1" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 CHANGED' '$tmp/out'"
+"$GUAC" verify --resume -m "$d/i7.json" >"$tmp/v" 2>&1
+check "... and verify --resume does not continue that check: it checks again, and finds the sector" \
+	"[ \$? -eq 1 ] && grep -q '^MISMATCH: 1 bad 512-byte sector' '$tmp/v'"
+# A record of an older guac, whose stamp has no count: still compared as it was.
+"$GUAC" write --force -m "$d/i7.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7.json" >/dev/null 2>&1
+python3 - "$d/i7.json" <<'PY'
+import hashlib, re, sys
+t = open(sys.argv[1]).read()
+t = re.sub(r'( written [0-9]+)(")', r'\2', t, count=1)
+body = t[t.index("{"):t.index(',\n  "checksum"')]
+open(sys.argv[1], "w").write(body + ',\n  "checksum": "sha256:%s"\n}\n'
+                              % hashlib.sha256(body.encode()).hexdigest())
+PY
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "... a record whose stamp has no count (an older guac's), not written since: OK, as before" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out' && ! grep -q ' written [0-9]' '$d/i7.json'"
 
 tap_end

@@ -8,7 +8,8 @@
 # fills that cover the whole target (F10); a fill that a later fill of the
 # same disk wrote over is SUPERSEDED, never OK (F3); a check of part of a
 # disk that finds damage is recorded, so the report stops saying OK (F6);
-# a block device written after its check is CHANGED, never OK (item 7).
+# a block device written after its check is CHANGED, never OK, and one
+# target under two names or host labels is one target (item 7).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -18,6 +19,19 @@ tap_cleanup() {
 	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null
 }
 trap 'exit 130' INT TERM
+
+# manifest_sub FILE REGEX REPLACEMENT: edit a manifest (Python's re.sub, the
+# first match) and recompute its checksum (docs/manifest.md).
+manifest_sub() {
+	python3 - "$@" <<'PY'
+import hashlib, re, sys
+path, pattern, repl = sys.argv[1:4]
+t = re.sub(pattern, repl, open(path).read(), count=1)
+body = t[t.index("{"):t.index(',\n  "checksum"')]
+open(path, "w").write(body + ',\n  "checksum": "sha256:%s"\n}\n'
+                      % hashlib.sha256(body.encode()).hexdigest())
+PY
+}
 
 tap_begin
 d=$tmp/m
@@ -68,6 +82,9 @@ check "... with --expect naming it once: still two DUPLICATE rows, nothing MISSI
 	"grep -qx '2 disks: 2 DUPLICATE' '$tmp/out'"
 GUAC_HOST=n10 "$GUAC" write -n 64K -m "$d/n10.json" "$tmp/f4" >/dev/null 2>&1 &&
 	"$GUAC" verify -m "$d/n10.json" >/dev/null 2>&1
+# Host n10 is another machine: its file is another file (its identity's host
+# and kernel another's; one machine's would be one file under two labels).
+manifest_sub "$d/n10.json" ' host=[^ ]* kernel=[^ ]* ' ' host=n10 kernel=0f0f0f0f-0000-4000-8000-000000000010 '
 "$GUAC" report "$d/n1.json" "$d/n10.json" >"$tmp/out" 2>&1
 check "... but n1 and n10 are two hosts: their disks of one path are no DUPLICATE" \
 	"grep -q '^n10 .* OK ' '$tmp/out' && ! grep -q DUPLICATE '$tmp/out'"
@@ -191,16 +208,37 @@ check "... and verify --resume does not continue that check: it checks again, an
 	"[ \$? -eq 1 ] && grep -q '^MISMATCH: 1 bad 512-byte sector' '$tmp/v'"
 # A record of an older guac, whose stamp has no count: still compared as it was.
 "$GUAC" write --force -m "$d/i7.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7.json" >/dev/null 2>&1
-python3 - "$d/i7.json" <<'PY'
-import hashlib, re, sys
-t = open(sys.argv[1]).read()
-t = re.sub(r'( written [0-9]+)(")', r'\2', t, count=1)
-body = t[t.index("{"):t.index(',\n  "checksum"')]
-open(sys.argv[1], "w").write(body + ',\n  "checksum": "sha256:%s"\n}\n'
-                              % hashlib.sha256(body.encode()).hexdigest())
-PY
+manifest_sub "$d/i7.json" ' written [0-9]+"' '"'
 "$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
 check "... a record whose stamp has no count (an older guac's), not written since: OK, as before" \
 	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out' && ! grep -q ' written [0-9]' '$d/i7.json'"
+
+# Item 7 (found by the fleet differential test): one target under two names,
+# read where the report cannot re-read it (another host: the manifests'
+# identities rewritten to another machine's). A file filled through its path,
+# checked, then filled again through a symbolic link; a file filled as host n1,
+# checked, then again under the host name: the first fill of each was
+# reported OK, as if two targets. Their identities name one medium.
+far() {	# the manifest as another machine sees it: its target on host "far"
+	manifest_sub "$1" ' host=[^ ]* kernel=[^ ]* ' ' host=far kernel=0f0f0f0f-0000-4000-8000-0000000000fa '
+}
+mkdir "$tmp/i7" && ln -s "$tmp/i7/file" "$tmp/i7/link"
+"$GUAC" write -n 64K -m "$d/i7-path.json" "$tmp/i7/file" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-path.json" >/dev/null 2>&1
+"$GUAC" write -n 64K -m "$d/i7-link.json" "$tmp/i7/link" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-link.json" >/dev/null 2>&1
+far "$d/i7-path.json" && far "$d/i7-link.json"
+"$GUAC" report "$d/i7-path.json" "$d/i7-link.json" >"$tmp/out" 2>&1
+check "item 7: a file filled through its path, then through a link (seen from afar): the first SUPERSEDED, exit 1" \
+	"[ \$? -eq 1 ] && grep -q '^[^ ]* $tmp/i7/file: SUPERSEDED: .*i7-link.json' '$tmp/out'"
+"$GUAC" write -n 64K --host n1 -m "$d/i7-n1.json" "$tmp/i7/h" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-n1.json" >/dev/null 2>&1
+"$GUAC" write -n 64K -m "$d/i7-uname.json" "$tmp/i7/h" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-uname.json" >/dev/null 2>&1
+far "$d/i7-n1.json" && far "$d/i7-uname.json"
+"$GUAC" report "$d/i7-n1.json" "$d/i7-uname.json" >"$tmp/out" 2>&1
+check "... a file filled as host n1, then under the host name (seen from afar): n1's SUPERSEDED, exit 1" \
+	"[ \$? -eq 1 ] && grep -q '^n1 $tmp/i7/h: SUPERSEDED: .*i7-uname.json' '$tmp/out'"
+"$GUAC" write -n 64K -m "$d/i7-other.json" "$tmp/i7/other" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-other.json" >/dev/null 2>&1
+far "$d/i7-other.json"
+"$GUAC" report "$d/i7-link.json" "$d/i7-other.json" >"$tmp/out" 2>&1
+check "... but two files (two inodes) filled once each are two OK disks, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
 
 tap_end

@@ -75,6 +75,7 @@ static void fleet_row_free(struct guac_fleet_disk *d)
 {
 	free(d->source);
 	free(d->target);
+	free(d->medium);
 	free(d->bad);
 	free(d->part);
 }
@@ -102,6 +103,25 @@ static bool fleet_load(const char *path, struct guac_manifest *m, char *why, siz
 	why[strcspn(why, "\n")] = '\0';
 	free(text);
 	return ok;
+}
+
+/*
+ * The medium the row's manifest recorded (its identity, as a key and as
+ * recorded, "KEY\nIDENTITY"): the same file under two names, a device under
+ * two host labels, is one target (issue 35 item 7).
+ */
+static bool fleet_set_medium(struct guac_fleet_disk *d, const char *identity)
+{
+	char key[1024];
+
+	if (!guac_ident_medium_key(identity, key, sizeof(key)))
+		return true;
+	if (asprintf(&d->medium, "%s\n%s", key, identity) < 0) {
+		d->medium = NULL;
+		guac_err("out of memory");
+		return false;
+	}
+	return true;
 }
 
 /* What the record's status adds to its findings. */
@@ -134,6 +154,8 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		return false;
 	snprintf(d->serial, sizeof(d->serial), "%s", m.serial);
 	snprintf(d->wwid, sizeof(d->wwid), "%s", m.wwid);
+	if (!fleet_set_medium(d, m.identity))
+		return false;
 	d->shard_index = m.shard_index;
 	d->shard_count = m.shard_count;
 	d->size = m.target_size;
@@ -665,12 +687,63 @@ static int fleet_keyed_cmp(const void *pa, const void *pb)
 	return c ? c : a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* (Re)make by_target and the groups, after rows were added, removed or moved. */
-static bool fleet_group(struct guac_fleet *f)
+/* The representative of row @i's group, in the union-find @up. */
+static unsigned int fleet_root(unsigned int *up, unsigned int i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/*
+ * Joins in @up the rows of one key: the target's (fleet_target_key), or,
+ * @by_medium, the medium's their identities name (a file under two names,
+ * a device under two host labels), for the rows whose identity names one.
+ */
+static bool fleet_join(struct guac_fleet *f, unsigned int *up, bool by_medium)
 {
 	struct fleet_keyed *k = calloc(f->n + 1, sizeof(*k));
-	unsigned int i, j, start;
+	unsigned int i, m = 0;
 	bool ok = k != NULL;
+
+	for (i = 0; ok && i < f->n; i++) {
+		const char *medium = f->disk[i].medium;
+
+		if (by_medium && !medium)
+			continue;
+		k[m] = (struct fleet_keyed){ by_medium ? strndup(medium, strcspn(medium, "\n")) :
+					     fleet_target_key(&f->disk[i]), i };
+		ok = k[m++].key != NULL;
+	}
+	if (ok) {
+		qsort(k, m, sizeof(*k), fleet_keyed_cmp);
+		for (i = 1; i < m; i++)
+			if (!strcmp(k[i - 1].key, k[i].key))
+				up[fleet_root(up, k[i].row)] = fleet_root(up, k[i - 1].row);
+	}
+	for (i = 0; k && i < m; i++)
+		free(k[i].key);
+	free(k);
+	return ok;
+}
+
+static int fleet_pair_cmp(const void *pa, const void *pb)
+{
+	const unsigned int *a = pa, *b = pb;
+
+	return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/*
+ * (Re)make by_target and the groups, after rows were added, removed or
+ * moved: rows of one target key, or of one medium, and so on, are a group.
+ */
+static bool fleet_group(struct guac_fleet *f)
+{
+	unsigned int *up = malloc((f->n + 1) * sizeof(*up));
+	unsigned int *g = malloc(2 * (f->n + 1) * sizeof(*g));
+	unsigned int i, j, start;
+	bool ok = up && g;
 
 	free(f->by_target);
 	free(f->group_lo);
@@ -679,26 +752,28 @@ static bool fleet_group(struct guac_fleet *f)
 	f->group_lo = malloc((f->n + 1) * sizeof(*f->group_lo));
 	f->group_hi = malloc((f->n + 1) * sizeof(*f->group_hi));
 	ok = ok && f->by_target && f->group_lo && f->group_hi;
-	for (i = 0; ok && i < f->n; i++) {
-		k[i] = (struct fleet_keyed){ fleet_target_key(&f->disk[i]), i };
-		ok = k[i].key != NULL;
-	}
+	for (i = 0; ok && i < f->n; i++)
+		up[i] = i;
+	ok = ok && fleet_join(f, up, false) && fleet_join(f, up, true);
 	if (ok) {
-		qsort(k, f->n, sizeof(*k), fleet_keyed_cmp);
+		for (i = 0; i < f->n; i++) {
+			g[2 * i] = fleet_root(up, i);
+			g[2 * i + 1] = i;
+		}
+		qsort(g, f->n, 2 * sizeof(*g), fleet_pair_cmp);
 		for (start = i = 0; i < f->n; i++) {
-			f->by_target[i] = k[i].row;
-			if (i + 1 < f->n && !strcmp(k[i].key, k[i + 1].key))
+			f->by_target[i] = g[2 * i + 1];
+			if (i + 1 < f->n && g[2 * i] == g[2 * i + 2])
 				continue;
 			for (j = start; j <= i; j++) {
-				f->group_lo[k[j].row] = start;
-				f->group_hi[k[j].row] = i + 1;
+				f->group_lo[g[2 * j + 1]] = start;
+				f->group_hi[g[2 * j + 1]] = i + 1;
 			}
 			start = i + 1;
 		}
 	}
-	for (i = 0; k && i < f->n; i++)
-		free(k[i].key);
-	free(k);
+	free(up);
+	free(g);
 	if (!ok)
 		guac_err("out of memory");
 	return ok;
@@ -737,18 +812,37 @@ static bool fleet_same_disk(const struct guac_fleet *f, const struct guac_fleet_
 }
 
 /*
+ * The identities rows @a and @b recorded name one medium (issue 35 item 7:
+ * one file written under its path and under a symbolic link, a disk under
+ * the host labels n1 and node01, a named disk moved to another host), as
+ * guac_ident_diff() compares a target with a record.
+ */
+static bool fleet_same_medium(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	char why[512];
+	size_t n;
+
+	if (!a->medium || !b->medium)
+		return false;
+	n = strcspn(a->medium, "\n");
+	return !strncmp(a->medium, b->medium, n + 1) &&
+	       guac_ident_diff(a->medium + n + 1, b->medium + n + 1, why, sizeof(why));
+}
+
+/*
  * Rows @a and @b describe one target (the same host, as --expect matches
- * hosts, and identity), wherever on it their fills lie.
+ * hosts, and target path or serial and WWN; or identities that name one
+ * medium), wherever on it their fills lie.
  */
 static bool fleet_same_target(const struct guac_fleet *f, const struct guac_fleet_disk *a,
 			      const struct guac_fleet_disk *b)
 {
 	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
 
-	return a->is_file == b->is_file &&
-	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
-			!strcmp(a->target, b->target)) &&
-	       fleet_host_eq(f, a->host, b->host);
+	return (a->is_file == b->is_file &&
+		(by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
+			 !strcmp(a->target, b->target)) &&
+		fleet_host_eq(f, a->host, b->host)) || fleet_same_medium(a, b);
 }
 
 /* The first device byte that rows @a and @b both filled; false if none. */

@@ -285,6 +285,29 @@ bool guac_ident_diff(const char *then, const char *now, char *why, size_t size)
 	return true;
 }
 
+bool guac_ident_medium_key(const char *ident, char *out, size_t size)
+{
+	char a[256], b[256], c[256];
+
+	if (!ident || !ident[0])
+		return false;
+	if (!strncmp(ident, "block", 5)) {
+		id_get(ident, "serial", a, sizeof(a));
+		id_get(ident, "wwid", b, sizeof(b));
+		if (a[0] || b[0])
+			return snprintf(out, size, "disk\x1f%s\x1f%s", a, b), true;
+		id_get(ident, "boot", a, sizeof(a));
+		id_get(ident, "diskseq", b, sizeof(b));
+		return a[0] && b[0] && (snprintf(out, size, "seq\x1f%s\x1f%s", a, b), true);
+	}
+	id_get(ident, "ino", a, sizeof(a));
+	id_get(ident, "fstype", b, sizeof(b));
+	id_get(ident, "shared", c, sizeof(c));
+	if (!c[0])	/* only a shared file system's files are compared without it */
+		id_get(ident, "fsid", c, sizeof(c));
+	return a[0] && (snprintf(out, size, "file\x1f%s\x1f%s\x1f%s", b, c, a), true);
+}
+
 void guac_ident_describe(const char *ident, char *out, size_t size)
 {
 	char v[6][256];

@@ -349,6 +349,8 @@ class Case:
         if r.random() < 0.3:
             args += ["--jobs", r.randint(2, 3)]
         args += self.host_args(d.host if host == "keep" else host)
+        if not self.clean and r.random() < 0.3:
+            args += ["--run", r.choice(["w1", "w2"])]   # the fleet run it is of
         if force:
             args += ["--force"]
         before = self.snapshot(m)
@@ -688,6 +690,8 @@ class Case:
         whole = r.random() < 0.3
         if whole:
             opts += ["--whole"]
+        if not self.clean and r.random() < 0.25:
+            opts += ["--run", r.choice(["w1", "w2"])]
         args = list(given)
         if self.remote:
             args = self.from_afar(given)

@@ -9,7 +9,8 @@
 # same disk wrote over is SUPERSEDED, never OK (F3); a check of part of a
 # disk that finds damage is recorded, so the report stops saying OK (F6);
 # a block device written after its check is CHANGED, never OK, and one
-# target under two names or host labels is one target (item 7).
+# target under two names or host labels is one target, and a later fill of
+# another run voids this run's (item 7).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -240,5 +241,24 @@ far "$d/i7-other.json"
 "$GUAC" report "$d/i7-link.json" "$d/i7-other.json" >"$tmp/out" 2>&1
 check "... but two files (two inodes) filled once each are two OK disks, exit 0" \
 	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+
+# Item 7: --run w1 over a disk that a later fill of run w2 wrote over. The
+# w2 row is MISSING (another run's), and it no longer voided w1's: w1 said
+# OK where the disk holds w2's fill (seen from afar, where nothing re-reads).
+"$GUAC" write -n 64K --run w1 -m "$d/i7-w1.json" "$tmp/i7/r" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-w1.json" >/dev/null 2>&1
+cp "$d/i7-w1.json" "$tmp/i7-copy.json"
+"$GUAC" write -n 32K --seek 32K --run w2 -m "$d/i7-w2.json" "$tmp/i7/r" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-w2.json" >/dev/null 2>&1
+far "$d/i7-w1.json" && far "$d/i7-w2.json"
+"$GUAC" report --run w1 "$d/i7-w1.json" "$d/i7-w2.json" >"$tmp/out" 2>&1
+check "item 7: --run w1, a later fill of run w2 over w1's: w1's row SUPERSEDED, exit 1" \
+	"[ \$? -eq 1 ] && grep -q '^[^ ]* $tmp/i7/r: SUPERSEDED: .*i7-w2.json' '$tmp/out' && ! grep -q ' OK ' '$tmp/out'"
+# The same fill recorded under run w2 too (a copy): the same bytes, w1 stays OK.
+manifest_sub "$tmp/i7-copy.json" '"run": "w1"' '"run": "w2"'
+far "$tmp/i7-copy.json"
+far_w1=$tmp/i7-w1-again.json
+cp "$tmp/i7-copy.json" "$far_w1" && manifest_sub "$far_w1" '"run": "w2"' '"run": "w1"'
+"$GUAC" report --run w1 "$far_w1" "$tmp/i7-copy.json" >"$tmp/out" 2>&1
+check "... but run w2's manifest of the same fill (the same bytes) leaves w1's OK, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
 
 tap_end

@@ -170,15 +170,6 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	snprintf(d->run, sizeof(d->run), "%s", m.run);
 	snprintf(d->when, sizeof(d->when), "%s", m.finished[0] ? m.finished : m.started);
 	snprintf(d->started, sizeof(d->started), "%s", m.started);
-	if (f->run && strcmp(m.run, f->run)) {
-		/* Last week's manifest speaks for last week: this run has none of the disk. */
-		d->other_run = true;
-		d->state = "MISSING";
-		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
-			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
-			 m.run, m.finished[0] ? "finished" : "started", d->when, m.status);
-		return true;
-	}
 	d->part = calloc(m.nranges ? m.nranges : 1, sizeof(*d->part));
 	if (!d->part) {
 		guac_err("out of memory");
@@ -189,6 +180,19 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->part[i] = (struct guac_fleet_part){ m.range[i].device_offset, m.range[i].length,
 						       m.range[i].done, m.range[i].verified };
 		d->verified += m.range[i].verified;
+	}
+	if (f->run && strcmp(m.run, f->run)) {
+		/*
+		 * Last week's manifest speaks for last week: this run has none of the
+		 * disk. Its places stay known: a later fill of another run over this
+		 * run's fill still voids it (fleet_supersede_by_other_runs).
+		 */
+		d->other_run = true;
+		d->state = "MISSING";
+		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
+			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
+			 m.run, m.finished[0] ? "finished" : "started", d->when, m.status);
+		return true;
 	}
 	if (m.have_verify) {
 		d->bad_sectors = m.verify_bad_sectors;
@@ -879,6 +883,27 @@ static bool fleet_overlap(const struct guac_fleet_disk *a, const struct guac_fle
  * state; two that started in the same second cannot be ordered, and both
  * are. Two manifests of one fill at one place are DUPLICATE instead.
  */
+static bool fleet_mark_superseded(struct guac_fleet_disk *a, const struct guac_fleet_disk *b,
+				  uint64_t at)
+{
+	int order = strcmp(a->started, b->started);
+
+	if (order > 0)
+		return false;
+	if (order)
+		snprintf(a->reason, sizeof(a->reason), "'%.500s', a fill started later (%.31s, this "
+			 "one %.31s), wrote over this one from device byte %" PRIu64 " on: this record "
+			 "no longer speaks for the target (its own state %.15s)", b->source, b->started,
+			 a->started, at, a->state);
+	else
+		snprintf(a->reason, sizeof(a->reason), "'%.500s' and this fill overlap from device "
+			 "byte %" PRIu64 " on and started in the same second (%.31s): which of them "
+			 "the target holds cannot be told (its own state %.15s)", b->source, at,
+			 a->started, a->state);
+	a->state = "SUPERSEDED";
+	return true;
+}
+
 static void fleet_supersede(struct guac_fleet *f)
 {
 	unsigned int i, j, g;
@@ -889,28 +914,47 @@ static void fleet_supersede(struct guac_fleet *f)
 
 		fleet_for_target(f, i, g, j) {
 			const struct guac_fleet_disk *b = &f->disk[j];
-			int order;
 
 			if (j == i || !fleet_same_disk_state(a) || !fleet_same_disk_state(b) ||
 			    !fleet_same_target(f, a, b) || fleet_same_identity(f, a, b) ||
 			    !fleet_overlap(a, b, &at))
 				continue;
-			order = strcmp(a->started, b->started);
-			if (order > 0)
+			if (fleet_mark_superseded(a, b, at))
+				break;
+		}
+	}
+}
+
+/* Rows @a and @b put the same stream bytes at the same device bytes. */
+static bool fleet_same_stream(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	return a->origin == b->origin &&
+	       a->stream_offset - a->device_offset == b->stream_offset - b->device_offset;
+}
+
+/*
+ * --run (issue 35 item 7): a fill of another run that started later and
+ * wrote other bytes over this run's fill voids it, as a fill of this run
+ * would: this run's record no longer speaks for the disk. Before the other
+ * runs' rows are dropped, while their places are known.
+ */
+static void fleet_supersede_by_other_runs(struct guac_fleet *f)
+{
+	unsigned int i, j, g;
+	uint64_t at;
+
+	for (i = 0; i < f->n; i++) {
+		struct guac_fleet_disk *a = &f->disk[i];
+
+		fleet_for_target(f, i, g, j) {
+			const struct guac_fleet_disk *b = &f->disk[j];
+
+			if (a->other_run || !fleet_same_disk_state(a) || !b->other_run ||
+			    !fleet_same_target(f, a, b) || fleet_same_stream(a, b) ||
+			    !fleet_overlap(a, b, &at))
 				continue;
-			if (order)
-				snprintf(a->reason, sizeof(a->reason), "'%.500s', a fill started later "
-					 "(%.31s, this one %.31s), wrote over this one from device byte %"
-					 PRIu64 " on: this record no longer speaks for the target "
-					 "(its own state %.15s)", b->source, b->started, a->started, at,
-					 a->state);
-			else
-				snprintf(a->reason, sizeof(a->reason), "'%.500s' and this fill overlap "
-					 "from device byte %" PRIu64 " on and started in the same "
-					 "second (%.31s): which of them the target holds cannot be told "
-					 "(its own state %.15s)", b->source, at, a->started, a->state);
-			a->state = "SUPERSEDED";
-			break;
+			if (fleet_mark_superseded(a, b, at))
+				break;
 		}
 	}
 }
@@ -930,6 +974,7 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
 		guac_err("out of memory");
 		return false;
 	}
+	fleet_supersede_by_other_runs(f);
 	for (i = 0; i < f->n; i++)
 		fleet_for_target(f, i, k, j) {
 			if (!f->disk[i].other_run || drop[i])

@@ -650,7 +650,7 @@ class Case:
         "media": [("remove", 2), ("replace", 3), ("reattach", 4), ("check", 2),
                   ("refill", 1), ("damage", 1)],
         "edit": [("edit", 5), ("twice", 3), ("check", 1), ("refill", 1), ("damage", 1)],
-        "remote": [("refill", 5), ("shardfill", 2), ("check", 2), ("partial", 2)],
+        "remote": [("refill", 5), ("shardfill", 2), ("check", 2), ("partial", 2), ("twice", 1)],
     }
 
     def run_case(self):

@@ -53,6 +53,8 @@ import tempfile
 import time
 import traceback
 
+from differential import find_guac   # the same binary lookup (GUAC, else the build's)
+
 KIB = 1024
 CMD_TIMEOUT = 120
 HOSTS = ["n1", "n1.lab.example", None]      # None: no --host, the host name
@@ -892,15 +894,6 @@ class Test:
                            tot["ok_rows"]))
         print("fleet-differential: seed %d" % seed)
         return 1 if tot["false_ok"] or tot["false_alarm"] or idle else 0
-
-
-def find_guac():
-    g = os.environ.get("GUAC", "build/userspace/guac")
-    if os.path.isabs(g) or os.path.exists(g):
-        return os.path.abspath(g)
-    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-    return os.path.join(top, g)
 
 
 def main():

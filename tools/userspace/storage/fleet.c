@@ -253,6 +253,7 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	} else {
 		/* A complete, clean check: the one trust rule, and this host's re-read. */
 		d->state = guac_record_verdict(&m, d->reason, sizeof(d->reason));
+		d->seen_here = m.identity[0] && guac_ident_here(m.identity);
 	}
 	return true;
 }
@@ -904,27 +905,6 @@ static bool fleet_mark_superseded(struct guac_fleet_disk *a, const struct guac_f
 	return true;
 }
 
-static void fleet_supersede(struct guac_fleet *f)
-{
-	unsigned int i, j, g;
-	uint64_t at;
-
-	for (i = 0; i < f->n; i++) {
-		struct guac_fleet_disk *a = &f->disk[i];
-
-		fleet_for_target(f, i, g, j) {
-			const struct guac_fleet_disk *b = &f->disk[j];
-
-			if (j == i || !fleet_same_disk_state(a) || !fleet_same_disk_state(b) ||
-			    !fleet_same_target(f, a, b) || fleet_same_identity(f, a, b) ||
-			    !fleet_overlap(a, b, &at))
-				continue;
-			if (fleet_mark_superseded(a, b, at))
-				break;
-		}
-	}
-}
-
 /* Rows @a and @b put the same stream bytes at the same device bytes. */
 static bool fleet_same_stream(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
 {
@@ -933,12 +913,29 @@ static bool fleet_same_stream(const struct guac_fleet_disk *a, const struct guac
 }
 
 /*
- * --run (issue 35 item 7): a fill of another run that started later and
- * wrote other bytes over this run's fill voids it, as a fill of this run
- * would: this run's record no longer speaks for the disk. Before the other
- * runs' rows are dropped, while their places are known.
+ * Whether row @b's fill may void row @a's: both of this run (DUPLICATE
+ * instead when they are of one place and shard); or, @other_runs (issue 35
+ * item 7), @b of another run (--run) that put other bytes there: a later
+ * fill of any run voids this run's record, as a fill of this run would.
  */
-static void fleet_supersede_by_other_runs(struct guac_fleet *f)
+static bool fleet_may_supersede(const struct guac_fleet *f, const struct guac_fleet_disk *a,
+				const struct guac_fleet_disk *b, bool other_runs)
+{
+	if (!fleet_same_disk_state(a) || a == b || !fleet_same_target(f, a, b))
+		return false;
+	/*
+	 * A clean check this host re-read the target of, unchanged since it
+	 * began, shows the fill there now, whatever another run wrote before
+	 * (a week 1 fill in the same second as week 2's: no order to go by).
+	 */
+	if (other_runs)
+		return !a->other_run && b->other_run && !fleet_same_stream(a, b) &&
+		       !(a->seen_here && !strcmp(a->state, "OK"));
+	return fleet_same_disk_state(b) && !fleet_same_identity(f, a, b);
+}
+
+/* Marks each row a later overlapping fill voids (fleet_may_supersede). */
+static void fleet_supersede(struct guac_fleet *f, bool other_runs)
 {
 	unsigned int i, j, g;
 	uint64_t at;
@@ -949,11 +946,8 @@ static void fleet_supersede_by_other_runs(struct guac_fleet *f)
 		fleet_for_target(f, i, g, j) {
 			const struct guac_fleet_disk *b = &f->disk[j];
 
-			if (a->other_run || !fleet_same_disk_state(a) || !b->other_run ||
-			    !fleet_same_target(f, a, b) || fleet_same_stream(a, b) ||
-			    !fleet_overlap(a, b, &at))
-				continue;
-			if (fleet_mark_superseded(a, b, at))
+			if (fleet_may_supersede(f, a, b, other_runs) && fleet_overlap(a, b, &at) &&
+			    fleet_mark_superseded(a, b, at))
 				break;
 		}
 	}
@@ -974,7 +968,7 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
 		guac_err("out of memory");
 		return false;
 	}
-	fleet_supersede_by_other_runs(f);
+	fleet_supersede(f, true);	/* before the rows that could void this run's go */
 	for (i = 0; i < f->n; i++)
 		fleet_for_target(f, i, k, j) {
 			if (!f->disk[i].other_run || drop[i])
@@ -1176,7 +1170,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
 	if (!fleet_group(f))
 		return false;
-	fleet_supersede(f);
+	fleet_supersede(f, false);
 	if (f->whole && !fleet_whole(f))
 		return false;
 	/*

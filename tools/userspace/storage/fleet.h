@@ -51,6 +51,7 @@ struct guac_fleet_disk {
 	char when[32];			/* its finish (or start, while running), UTC */
 	char started[32];		/* the fill's start, UTC: which of two came last */
 	bool other_run;			/* a manifest of another run than --run: MISSING */
+	bool seen_here;			/* OK: this host re-read the target, unchanged since */
 };
 
 struct guac_fleet {

@@ -74,10 +74,11 @@ rc=$?
 check "an interrupted write is INTERRUPTED, a killed one UNFINISHED (exit 1)" \
 	"[ $rc -eq 1 ] && row INTERRUPTED i && row UNFINISHED k"
 check "... the interrupted one says how to continue" "grep -q 'i: INTERRUPTED: .*guac write --resume' '$tmp/out'"
-rm -f "$tmp/i" "$tmp/k"
 
-# Written, never checked.
+# Written, never checked. (i and k removed only after u exists: a file made
+# with a removed one's inode number would have its identity, one medium.)
 "$GUAC" write --origin 7 -n 4M -m "$d/u.json" "$tmp/u" >/dev/null 2>&1
+rm -f "$tmp/i" "$tmp/k"
 "$GUAC" report "$d/u.json" >"$tmp/out" 2>&1
 check "a disk never checked is UNVERIFIED (exit 1)" "[ \$? -eq 1 ] && row UNVERIFIED u"
 

@@ -12,29 +12,11 @@
 # options (--seed S, --seconds T, --cases N). TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
+. "$(dirname "$0")/differential_tap.sh"
 tap_tmpdir
 trap 'exit 130' INT TERM
 
 tap_begin
-if ! command -v python3 >/dev/null; then
-	not_ok "differential: python3 is missing"
-	tap_end
-	exit
-fi
 # shellcheck disable=SC2086 # DIFFERENTIAL_ARGS is a list of options
-GUAC=$GUAC python3 "$(dirname "$0")/differential.py" ${DIFFERENTIAL_ARGS:-} >"$tmp/out" 2>&1
-rc=$?
-sed 's/^/# /' "$tmp/out"
-grep '^family [a-z0-9]*: ' "$tmp/out" >"$tmp/families"
-while read -r line; do
-	fo=$(echo "$line" | sed -n 's/.* \([0-9]*\) false OK.*/\1/p')
-	fa=$(echo "$line" | sed -n 's/.* \([0-9]*\) false alarm.*/\1/p')
-	check "$line" "[ '${fo:-x}' = 0 ] && [ '${fa:-x}' = 0 ]"
-done <"$tmp/families"
-summary=$(grep '^differential: [0-9]* cases, ' "$tmp/out" | tail -1)
-if [ -z "$summary" ]; then
-	not_ok "differential: differential.py ended without a summary (exit $rc)"
-else
-	check "$summary" "[ $rc -eq 0 ]"
-fi
+differential_tap differential "$(dirname "$0")/differential.py" ${DIFFERENTIAL_ARGS:-}
 tap_end

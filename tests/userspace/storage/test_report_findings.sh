@@ -7,7 +7,10 @@
 # the short name or the FQDN, as --expect matches hosts (F4); --whole wants
 # fills that cover the whole target (F10); a fill that a later fill of the
 # same disk wrote over is SUPERSEDED, never OK (F3); a check of part of a
-# disk that finds damage is recorded, so the report stops saying OK (F6).
+# disk that finds damage is recorded, so the report stops saying OK (F6);
+# a block device written after its check is CHANGED, never OK, and one
+# target under two names or host labels is one target, and a later fill of
+# another run voids this run's (item 7).
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -17,6 +20,19 @@ tap_cleanup() {
 	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null
 }
 trap 'exit 130' INT TERM
+
+# manifest_sub FILE REGEX REPLACEMENT: edit a manifest (Python's re.sub, the
+# first match) and recompute its checksum (docs/manifest.md).
+manifest_sub() {
+	python3 - "$@" <<'PY'
+import hashlib, re, sys
+path, pattern, repl = sys.argv[1:4]
+t = re.sub(pattern, repl, open(path).read(), count=1)
+body = t[t.index("{"):t.index(',\n  "checksum"')]
+open(path, "w").write(body + ',\n  "checksum": "sha256:%s"\n}\n'
+                      % hashlib.sha256(body.encode()).hexdigest())
+PY
+}
 
 tap_begin
 d=$tmp/m
@@ -67,6 +83,9 @@ check "... with --expect naming it once: still two DUPLICATE rows, nothing MISSI
 	"grep -qx '2 disks: 2 DUPLICATE' '$tmp/out'"
 GUAC_HOST=n10 "$GUAC" write -n 64K -m "$d/n10.json" "$tmp/f4" >/dev/null 2>&1 &&
 	"$GUAC" verify -m "$d/n10.json" >/dev/null 2>&1
+# Host n10 is another machine: its file is another file (its identity's host
+# and kernel another's; one machine's would be one file under two labels).
+manifest_sub "$d/n10.json" ' host=[^ ]* kernel=[^ ]* ' ' host=n10 kernel=0f0f0f0f-0000-4000-8000-000000000010 '
 "$GUAC" report "$d/n1.json" "$d/n10.json" >"$tmp/out" 2>&1
 check "... but n1 and n10 are two hosts: their disks of one path are no DUPLICATE" \
 	"grep -q '^n10 .* OK ' '$tmp/out' && ! grep -q DUPLICATE '$tmp/out'"
@@ -114,8 +133,10 @@ sleep 1	# the manifests' times are in seconds: the second fill starts a second l
 rc=$?
 check "F3: a disk filled whole, then half of it again: exit 1, the first fill SUPERSEDED, the second OK" \
 	"[ $rc -eq 1 ] && grep -qx '2 disks: 1 OK, 1 SUPERSEDED' '$tmp/out'"
+# Its own state is CHANGED: the second fill wrote to the device after its check
+# (item 7: a block device's stamp counts the sectors written to it).
 check "... the reason names the later fill, both start times and the first byte written over" \
-	"grep -q \"SUPERSEDED: '$d/f3-half.json', a fill started later (.*, this one .*), wrote over this one from device byte 2097152 on: .*(its own state OK)\" '$tmp/out'"
+	"grep -q \"SUPERSEDED: '$d/f3-half.json', a fill started later (.*, this one .*), wrote over this one from device byte 2097152 on: .*(its own state CHANGED)\" '$tmp/out'"
 "$GUAC" report --whole "$d/f3-half.json" "$d/f3-whole.json" >"$tmp/out" 2>&1
 check "... --whole: the later fill covers half the disk (PARTIAL), the earlier does not count" \
 	"[ \$? -eq 1 ] && grep -qx '2 disks: 1 SUPERSEDED, 1 PARTIAL' '$tmp/out'"
@@ -149,8 +170,8 @@ check "... the two halves of a disk filled apart share no byte: both OK, exit 0"
 dd if=/dev/zero of="$loop" bs=512 seek=100 count=8 conv=notrunc oflag=direct status=none
 "$GUAC" verify --shard 1/2 -m "$d/f6.json" >/dev/null 2>&1
 "$GUAC" report "$d/f6.json" >"$tmp/out" 2>&1
-check "F6: a clean check of the other half changes nothing: still OK (nothing contradicts it)" \
-	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
+check "F6: the write after the check shows (item 7): CHANGED, not OK; a clean check of the other half changes nothing" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 CHANGED' '$tmp/out'"
 "$GUAC" verify --shard 0/2 -m "$d/f6.json" >"$tmp/v" 2>&1
 rc=$?
 check "F6: verify --shard 0/2 finds the damage: exit 1, and says its findings are recorded as partial" \
@@ -164,5 +185,80 @@ check "... --resume does not continue a partial record: it checks the whole from
 "$GUAC" report "$d/f6.json" >"$tmp/out" 2>&1
 check "... and that whole check's record stands: MISMATCH, without the partial note" \
 	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 MISMATCH' '$tmp/out' && ! grep -q 'part of the fill' '$tmp/out'"
+
+# Item 7 (found by the fleet differential test): a block device written
+# after its check, by anything but guac (dd), kept its OK: its stamp was its
+# size, diskseq and boot alone. The stamp now counts the sectors written to
+# it (/sys/dev/block/M:m/stat), after a flush, so that a write still in the
+# page cache counts too.
+"$GUAC" write --force -m "$d/i7.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7.json" >/dev/null 2>&1
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "item 7: a disk filled, checked and not written since: OK, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out' && grep -q '\"target_stamp\": \"block .* written [0-9]*\"' '$d/i7.json'"
+dd if=/dev/zero of="$loop" bs=512 seek=3 count=1 conv=notrunc status=none
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "... one sector written after the check (buffered, not yet flushed): CHANGED, exit 1, the counts named" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 CHANGED' '$tmp/out' && grep -q 'CHANGED: the target changed since the recorded check began (then: block .* written [0-9]*; now: .* written [0-9]*)' '$tmp/out'"
+"$GUAC" write --force -m "$d/i7.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7.json" >/dev/null 2>&1
+dd if=/dev/zero of="$loop" bs=512 seek=3 count=1 conv=notrunc oflag=direct status=none
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "... written with O_DIRECT after the check: CHANGED, exit 1" \
+	"[ \$? -eq 1 ] && grep -qx '1 disk: 1 CHANGED' '$tmp/out'"
+"$GUAC" verify --resume -m "$d/i7.json" >"$tmp/v" 2>&1
+check "... and verify --resume does not continue that check: it checks again, and finds the sector" \
+	"[ \$? -eq 1 ] && grep -q '^MISMATCH: 1 bad 512-byte sector' '$tmp/v'"
+# A record of an older guac, whose stamp has no count: still compared as it was.
+"$GUAC" write --force -m "$d/i7.json" "$loop" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7.json" >/dev/null 2>&1
+manifest_sub "$d/i7.json" ' written [0-9]+"' '"'
+"$GUAC" report "$d/i7.json" >"$tmp/out" 2>&1
+check "... a record whose stamp has no count (an older guac's), not written since: OK, as before" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out' && ! grep -q ' written [0-9]' '$d/i7.json'"
+
+# Item 7 (found by the fleet differential test): one target under two names,
+# read where the report cannot re-read it (another host: the manifests'
+# identities rewritten to another machine's). A file filled through its path,
+# checked, then filled again through a symbolic link; a file filled as host n1,
+# checked, then again under the host name: the first fill of each was
+# reported OK, as if two targets. Their identities name one medium.
+far() {	# the manifest as another machine sees it: its target on host "far"
+	manifest_sub "$1" ' host=[^ ]* kernel=[^ ]* ' ' host=far kernel=0f0f0f0f-0000-4000-8000-0000000000fa '
+}
+mkdir "$tmp/i7" && ln -s "$tmp/i7/file" "$tmp/i7/link"
+"$GUAC" write -n 64K -m "$d/i7-path.json" "$tmp/i7/file" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-path.json" >/dev/null 2>&1
+"$GUAC" write -n 64K -m "$d/i7-link.json" "$tmp/i7/link" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-link.json" >/dev/null 2>&1
+far "$d/i7-path.json" && far "$d/i7-link.json"
+"$GUAC" report "$d/i7-path.json" "$d/i7-link.json" >"$tmp/out" 2>&1
+check "item 7: a file filled through its path, then through a link (seen from afar): the first SUPERSEDED, exit 1" \
+	"[ \$? -eq 1 ] && grep -q '^[^ ]* $tmp/i7/file: SUPERSEDED: .*i7-link.json' '$tmp/out'"
+"$GUAC" write -n 64K --host n1 -m "$d/i7-n1.json" "$tmp/i7/h" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-n1.json" >/dev/null 2>&1
+"$GUAC" write -n 64K -m "$d/i7-uname.json" "$tmp/i7/h" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-uname.json" >/dev/null 2>&1
+far "$d/i7-n1.json" && far "$d/i7-uname.json"
+"$GUAC" report "$d/i7-n1.json" "$d/i7-uname.json" >"$tmp/out" 2>&1
+check "... a file filled as host n1, then under the host name (seen from afar): n1's SUPERSEDED, exit 1" \
+	"[ \$? -eq 1 ] && grep -q '^n1 $tmp/i7/h: SUPERSEDED: .*i7-uname.json' '$tmp/out'"
+"$GUAC" write -n 64K -m "$d/i7-other.json" "$tmp/i7/other" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-other.json" >/dev/null 2>&1
+far "$d/i7-other.json"
+"$GUAC" report "$d/i7-link.json" "$d/i7-other.json" >"$tmp/out" 2>&1
+check "... but two files (two inodes) filled once each are two OK disks, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
+
+# Item 7: --run w1 over a disk that a later fill of run w2 wrote over. The
+# w2 row is MISSING (another run's), and it no longer voided w1's: w1 said
+# OK where the disk holds w2's fill (seen from afar, where nothing re-reads).
+"$GUAC" write -n 64K --run w1 -m "$d/i7-w1.json" "$tmp/i7/r" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-w1.json" >/dev/null 2>&1
+cp "$d/i7-w1.json" "$tmp/i7-copy.json"
+"$GUAC" write -n 32K --seek 32K --run w2 -m "$d/i7-w2.json" "$tmp/i7/r" >/dev/null 2>&1 && "$GUAC" verify -m "$d/i7-w2.json" >/dev/null 2>&1
+far "$d/i7-w1.json" && far "$d/i7-w2.json"
+"$GUAC" report --run w1 "$d/i7-w1.json" "$d/i7-w2.json" >"$tmp/out" 2>&1
+check "item 7: --run w1, a later fill of run w2 over w1's: w1's row SUPERSEDED, exit 1" \
+	"[ \$? -eq 1 ] && grep -q '^[^ ]* $tmp/i7/r: SUPERSEDED: .*i7-w2.json' '$tmp/out' && ! grep -q ' OK ' '$tmp/out'"
+# The same fill recorded under run w2 too (a copy): the same bytes, w1 stays OK.
+manifest_sub "$tmp/i7-copy.json" '"run": "w1"' '"run": "w2"'
+far "$tmp/i7-copy.json"
+far_w1=$tmp/i7-w1-again.json
+cp "$tmp/i7-copy.json" "$far_w1" && manifest_sub "$far_w1" '"run": "w2"' '"run": "w1"'
+"$GUAC" report --run w1 "$far_w1" "$tmp/i7-copy.json" >"$tmp/out" 2>&1
+check "... but run w2's manifest of the same fill (the same bytes) leaves w1's OK, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
 
 tap_end

@@ -75,6 +75,7 @@ static void fleet_row_free(struct guac_fleet_disk *d)
 {
 	free(d->source);
 	free(d->target);
+	free(d->medium);
 	free(d->bad);
 	free(d->part);
 }
@@ -102,6 +103,25 @@ static bool fleet_load(const char *path, struct guac_manifest *m, char *why, siz
 	why[strcspn(why, "\n")] = '\0';
 	free(text);
 	return ok;
+}
+
+/*
+ * The medium the row's manifest recorded (its identity, as a key and as
+ * recorded, "KEY\nIDENTITY"): the same file under two names, a device under
+ * two host labels, is one target (issue 35 item 7).
+ */
+static bool fleet_set_medium(struct guac_fleet_disk *d, const char *identity)
+{
+	char key[1024];
+
+	if (!guac_ident_medium_key(identity, key, sizeof(key)))
+		return true;
+	if (asprintf(&d->medium, "%s\n%s", key, identity) < 0) {
+		d->medium = NULL;
+		guac_err("out of memory");
+		return false;
+	}
+	return true;
 }
 
 /* What the record's status adds to its findings. */
@@ -134,6 +154,8 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		return false;
 	snprintf(d->serial, sizeof(d->serial), "%s", m.serial);
 	snprintf(d->wwid, sizeof(d->wwid), "%s", m.wwid);
+	if (!fleet_set_medium(d, m.identity))
+		return false;
 	d->shard_index = m.shard_index;
 	d->shard_count = m.shard_count;
 	d->size = m.target_size;
@@ -149,15 +171,6 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	snprintf(d->run, sizeof(d->run), "%s", m.run);
 	snprintf(d->when, sizeof(d->when), "%s", m.finished[0] ? m.finished : m.started);
 	snprintf(d->started, sizeof(d->started), "%s", m.started);
-	if (f->run && strcmp(m.run, f->run)) {
-		/* Last week's manifest speaks for last week: this run has none of the disk. */
-		d->other_run = true;
-		d->state = "MISSING";
-		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
-			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
-			 m.run, m.finished[0] ? "finished" : "started", d->when, m.status);
-		return true;
-	}
 	d->part = calloc(m.nranges ? m.nranges : 1, sizeof(*d->part));
 	if (!d->part) {
 		guac_err("out of memory");
@@ -168,6 +181,19 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->part[i] = (struct guac_fleet_part){ m.range[i].device_offset, m.range[i].length,
 						       m.range[i].done, m.range[i].verified };
 		d->verified += m.range[i].verified;
+	}
+	if (f->run && strcmp(m.run, f->run)) {
+		/*
+		 * Last week's manifest speaks for last week: this run has none of the
+		 * disk. Its places stay known: a later fill of another run over this
+		 * run's fill still voids it (fleet_supersede_by_other_runs).
+		 */
+		d->other_run = true;
+		d->state = "MISSING";
+		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
+			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
+			 m.run, m.finished[0] ? "finished" : "started", d->when, m.status);
+		return true;
 	}
 	if (m.have_verify) {
 		d->bad_sectors = m.verify_bad_sectors;
@@ -228,6 +254,7 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	} else {
 		/* A complete, clean check: the one trust rule, and this host's re-read. */
 		d->state = guac_record_verdict(&m, d->reason, sizeof(d->reason));
+		d->seen_here = m.identity[0] && guac_ident_here(m.identity);
 	}
 	return true;
 }
@@ -666,12 +693,63 @@ static int fleet_keyed_cmp(const void *pa, const void *pb)
 	return c ? c : a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* (Re)make by_target and the groups, after rows were added, removed or moved. */
-static bool fleet_group(struct guac_fleet *f)
+/* The representative of row @i's group, in the union-find @up. */
+static unsigned int fleet_root(unsigned int *up, unsigned int i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/*
+ * Joins in @up the rows of one key: the target's (fleet_target_key), or,
+ * @by_medium, the medium's their identities name (a file under two names,
+ * a device under two host labels), for the rows whose identity names one.
+ */
+static bool fleet_join(struct guac_fleet *f, unsigned int *up, bool by_medium)
 {
 	struct fleet_keyed *k = calloc(f->n + 1, sizeof(*k));
-	unsigned int i, j, start;
+	unsigned int i, m = 0;
 	bool ok = k != NULL;
+
+	for (i = 0; ok && i < f->n; i++) {
+		const char *medium = f->disk[i].medium;
+
+		if (by_medium && !medium)
+			continue;
+		k[m] = (struct fleet_keyed){ by_medium ? strndup(medium, strcspn(medium, "\n")) :
+					     fleet_target_key(&f->disk[i]), i };
+		ok = k[m++].key != NULL;
+	}
+	if (ok) {
+		qsort(k, m, sizeof(*k), fleet_keyed_cmp);
+		for (i = 1; i < m; i++)
+			if (!strcmp(k[i - 1].key, k[i].key))
+				up[fleet_root(up, k[i].row)] = fleet_root(up, k[i - 1].row);
+	}
+	for (i = 0; k && i < m; i++)
+		free(k[i].key);
+	free(k);
+	return ok;
+}
+
+static int fleet_pair_cmp(const void *pa, const void *pb)
+{
+	const unsigned int *a = pa, *b = pb;
+
+	return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/*
+ * (Re)make by_target and the groups, after rows were added, removed or
+ * moved: rows of one target key, or of one medium, and so on, are a group.
+ */
+static bool fleet_group(struct guac_fleet *f)
+{
+	unsigned int *up = malloc((f->n + 1) * sizeof(*up));
+	unsigned int *g = malloc(2 * (f->n + 1) * sizeof(*g));
+	unsigned int i, j, start;
+	bool ok = up && g;
 
 	free(f->by_target);
 	free(f->group_lo);
@@ -680,26 +758,28 @@ static bool fleet_group(struct guac_fleet *f)
 	f->group_lo = malloc((f->n + 1) * sizeof(*f->group_lo));
 	f->group_hi = malloc((f->n + 1) * sizeof(*f->group_hi));
 	ok = ok && f->by_target && f->group_lo && f->group_hi;
-	for (i = 0; ok && i < f->n; i++) {
-		k[i] = (struct fleet_keyed){ fleet_target_key(&f->disk[i]), i };
-		ok = k[i].key != NULL;
-	}
+	for (i = 0; ok && i < f->n; i++)
+		up[i] = i;
+	ok = ok && fleet_join(f, up, false) && fleet_join(f, up, true);
 	if (ok) {
-		qsort(k, f->n, sizeof(*k), fleet_keyed_cmp);
+		for (i = 0; i < f->n; i++) {
+			g[2 * i] = fleet_root(up, i);
+			g[2 * i + 1] = i;
+		}
+		qsort(g, f->n, 2 * sizeof(*g), fleet_pair_cmp);
 		for (start = i = 0; i < f->n; i++) {
-			f->by_target[i] = k[i].row;
-			if (i + 1 < f->n && !strcmp(k[i].key, k[i + 1].key))
+			f->by_target[i] = g[2 * i + 1];
+			if (i + 1 < f->n && g[2 * i] == g[2 * i + 2])
 				continue;
 			for (j = start; j <= i; j++) {
-				f->group_lo[k[j].row] = start;
-				f->group_hi[k[j].row] = i + 1;
+				f->group_lo[g[2 * j + 1]] = start;
+				f->group_hi[g[2 * j + 1]] = i + 1;
 			}
 			start = i + 1;
 		}
 	}
-	for (i = 0; k && i < f->n; i++)
-		free(k[i].key);
-	free(k);
+	free(up);
+	free(g);
 	if (!ok)
 		guac_err("out of memory");
 	return ok;
@@ -738,18 +818,37 @@ static bool fleet_same_disk(const struct guac_fleet *f, const struct guac_fleet_
 }
 
 /*
+ * The identities rows @a and @b recorded name one medium (issue 35 item 7:
+ * one file written under its path and under a symbolic link, a disk under
+ * the host labels n1 and node01, a named disk moved to another host), as
+ * guac_ident_diff() compares a target with a record.
+ */
+static bool fleet_same_medium(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	char why[512];
+	size_t n;
+
+	if (!a->medium || !b->medium)
+		return false;
+	n = strcspn(a->medium, "\n");
+	return !strncmp(a->medium, b->medium, n + 1) &&
+	       guac_ident_diff(a->medium + n + 1, b->medium + n + 1, why, sizeof(why));
+}
+
+/*
  * Rows @a and @b describe one target (the same host, as --expect matches
- * hosts, and identity), wherever on it their fills lie.
+ * hosts, and target path or serial and WWN; or identities that name one
+ * medium), wherever on it their fills lie.
  */
 static bool fleet_same_target(const struct guac_fleet *f, const struct guac_fleet_disk *a,
 			      const struct guac_fleet_disk *b)
 {
 	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
 
-	return a->is_file == b->is_file &&
-	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
-			!strcmp(a->target, b->target)) &&
-	       fleet_host_eq(f, a->host, b->host);
+	return (a->is_file == b->is_file &&
+		(by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
+			 !strcmp(a->target, b->target)) &&
+		fleet_host_eq(f, a->host, b->host)) || fleet_same_medium(a, b);
 }
 
 /* The first device byte that rows @a and @b both filled; false if none. */
@@ -786,7 +885,58 @@ static bool fleet_overlap(const struct guac_fleet_disk *a, const struct guac_fle
  * state; two that started in the same second cannot be ordered, and both
  * are. Two manifests of one fill at one place are DUPLICATE instead.
  */
-static void fleet_supersede(struct guac_fleet *f)
+static bool fleet_mark_superseded(struct guac_fleet_disk *a, const struct guac_fleet_disk *b,
+				  uint64_t at)
+{
+	int order = strcmp(a->started, b->started);
+
+	if (order > 0)
+		return false;
+	if (order)
+		snprintf(a->reason, sizeof(a->reason), "'%.500s', a fill started later (%.31s, this "
+			 "one %.31s), wrote over this one from device byte %" PRIu64 " on: this record "
+			 "no longer speaks for the target (its own state %.15s)", b->source, b->started,
+			 a->started, at, a->state);
+	else
+		snprintf(a->reason, sizeof(a->reason), "'%.500s' and this fill overlap from device "
+			 "byte %" PRIu64 " on and started in the same second (%.31s): which of them "
+			 "the target holds cannot be told (its own state %.15s)", b->source, at,
+			 a->started, a->state);
+	a->state = "SUPERSEDED";
+	return true;
+}
+
+/* Rows @a and @b put the same stream bytes at the same device bytes. */
+static bool fleet_same_stream(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	return a->origin == b->origin &&
+	       a->stream_offset - a->device_offset == b->stream_offset - b->device_offset;
+}
+
+/*
+ * Whether row @b's fill may void row @a's: both of this run (DUPLICATE
+ * instead when they are of one place and shard); or, @other_runs (issue 35
+ * item 7), @b of another run (--run) that put other bytes there: a later
+ * fill of any run voids this run's record, as a fill of this run would.
+ */
+static bool fleet_may_supersede(const struct guac_fleet *f, const struct guac_fleet_disk *a,
+				const struct guac_fleet_disk *b, bool other_runs)
+{
+	if (!fleet_same_disk_state(a) || a == b || !fleet_same_target(f, a, b))
+		return false;
+	/*
+	 * A clean check this host re-read the target of, unchanged since it
+	 * began, shows the fill there now, whatever another run wrote before
+	 * (a week 1 fill in the same second as week 2's: no order to go by).
+	 */
+	if (other_runs)
+		return !a->other_run && b->other_run && !fleet_same_stream(a, b) &&
+		       !(a->seen_here && !strcmp(a->state, "OK"));
+	return fleet_same_disk_state(b) && !fleet_same_identity(f, a, b);
+}
+
+/* Marks each row a later overlapping fill voids (fleet_may_supersede). */
+static void fleet_supersede(struct guac_fleet *f, bool other_runs)
 {
 	unsigned int i, j, g;
 	uint64_t at;
@@ -796,28 +946,10 @@ static void fleet_supersede(struct guac_fleet *f)
 
 		fleet_for_target(f, i, g, j) {
 			const struct guac_fleet_disk *b = &f->disk[j];
-			int order;
 
-			if (j == i || !fleet_same_disk_state(a) || !fleet_same_disk_state(b) ||
-			    !fleet_same_target(f, a, b) || fleet_same_identity(f, a, b) ||
-			    !fleet_overlap(a, b, &at))
-				continue;
-			order = strcmp(a->started, b->started);
-			if (order > 0)
-				continue;
-			if (order)
-				snprintf(a->reason, sizeof(a->reason), "'%.500s', a fill started later "
-					 "(%.31s, this one %.31s), wrote over this one from device byte %"
-					 PRIu64 " on: this record no longer speaks for the target "
-					 "(its own state %.15s)", b->source, b->started, a->started, at,
-					 a->state);
-			else
-				snprintf(a->reason, sizeof(a->reason), "'%.500s' and this fill overlap "
-					 "from device byte %" PRIu64 " on and started in the same "
-					 "second (%.31s): which of them the target holds cannot be told "
-					 "(its own state %.15s)", b->source, at, a->started, a->state);
-			a->state = "SUPERSEDED";
-			break;
+			if (fleet_may_supersede(f, a, b, other_runs) && fleet_overlap(a, b, &at) &&
+			    fleet_mark_superseded(a, b, at))
+				break;
 		}
 	}
 }
@@ -837,6 +969,7 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
 		guac_err("out of memory");
 		return false;
 	}
+	fleet_supersede(f, true);	/* before the rows that could void this run's go */
 	for (i = 0; i < f->n; i++)
 		fleet_for_target(f, i, k, j) {
 			if (!f->disk[i].other_run || drop[i])
@@ -1043,7 +1176,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		qsort(f->disk, f->n, sizeof(f->disk[0]), fleet_row_cmp);
 	if (!fleet_group(f))
 		return false;
-	fleet_supersede(f);
+	fleet_supersede(f, false);
 	if (f->whole && !fleet_whole(f))
 		return false;
 	/*

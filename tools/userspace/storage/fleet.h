@@ -28,6 +28,7 @@ struct guac_fleet_disk {
 	char *source;			/* the manifest's path; or "expected:LINE" */
 	char host[256];			/* empty: unknown */
 	char *target;
+	char *medium;			/* guac_ident_medium_key() of its identity; NULL: none */
 	char serial[256], wwid[256];
 	unsigned int shard_index, shard_count;
 	uint64_t size;			/* the target's bytes */
@@ -51,6 +52,7 @@ struct guac_fleet_disk {
 	char when[32];			/* its finish (or start, while running), UTC */
 	char started[32];		/* the fill's start, UTC: which of two came last */
 	bool other_run;			/* a manifest of another run than --run: MISSING */
+	bool seen_here;			/* OK: this host re-read the target, unchanged since */
 };
 
 struct guac_fleet {

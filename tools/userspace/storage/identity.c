@@ -326,6 +326,29 @@ bool guac_ident_part_diff(const char *a, const char *b, char *why, size_t size)
 	return false;
 }
 
+bool guac_ident_medium_key(const char *ident, char *out, size_t size)
+{
+	char a[256], b[256], c[256];
+
+	if (!ident || !ident[0])
+		return false;
+	if (!strncmp(ident, "block", 5)) {
+		id_get(ident, "serial", a, sizeof(a));
+		id_get(ident, "wwid", b, sizeof(b));
+		if (a[0] || b[0])
+			return snprintf(out, size, "disk\x1f%s\x1f%s", a, b), true;
+		id_get(ident, "boot", a, sizeof(a));
+		id_get(ident, "diskseq", b, sizeof(b));
+		return a[0] && b[0] && (snprintf(out, size, "seq\x1f%s\x1f%s", a, b), true);
+	}
+	id_get(ident, "ino", a, sizeof(a));
+	id_get(ident, "fstype", b, sizeof(b));
+	id_get(ident, "shared", c, sizeof(c));
+	if (!c[0])	/* only a shared file system's files are compared without it */
+		id_get(ident, "fsid", c, sizeof(c));
+	return a[0] && (snprintf(out, size, "file\x1f%s\x1f%s\x1f%s", b, c, a), true);
+}
+
 void guac_ident_describe(const char *ident, char *out, size_t size)
 {
 	char v[6][256];
@@ -392,6 +415,36 @@ static double id_granularity(const struct stat *st, unsigned long fstype)
 	return 1 + 2 * tick;
 }
 
+/*
+ * Sectors written to (and discarded from) block device @st since it appeared,
+ * as its /sys/dev/block/MAJ:MIN/stat counts them: a write leaves no time on a
+ * block device, but it moves this count. Pending writes in the page cache
+ * (another program's buffered dd) are flushed first, so that they count now
+ * rather than after the stamp. False when the kernel does not say.
+ */
+static bool id_block_written(int fd, const struct stat *st, unsigned long long *written)
+{
+	unsigned long long v[14] = { 0 };
+	char path[64];
+	FILE *f;
+	int n;
+
+	(void)fsync(fd);	/* a failed flush leaves the count as it is: still a count */
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", major(st->st_rdev),
+		 minor(st->st_rdev));
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fscanf(f, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
+		   &v[11], &v[12], &v[13]);
+	fclose(f);
+	if (n < 7)
+		return false;
+	*written = v[6] + v[13];	/* sectors written, sectors discarded (Linux 4.18) */
+	return true;
+}
+
 bool guac_ident_stamp(const struct guac_target *t, bool wait, char *buf, size_t size)
 {
 	char base[256], boot[64];
@@ -400,6 +453,7 @@ bool guac_ident_stamp(const struct guac_target *t, bool wait, char *buf, size_t 
 	struct timespec now;
 	double age, gran;
 	__u64 seq = 0;
+	unsigned long long written;
 	int tries;
 
 	buf[0] = '\0';
@@ -414,6 +468,8 @@ bool guac_ident_stamp(const struct guac_target *t, bool wait, char *buf, size_t 
 				 boot);
 		else
 			snprintf(buf, size, "%s boot %s", base, boot);
+		if (id_block_written(t->fd, &st, &written))
+			snprintf(buf + strlen(buf), size - strlen(buf), " written %llu", written);
 		return true;
 	}
 	for (tries = 0; tries < 3; tries++) {
@@ -442,6 +498,23 @@ bool guac_ident_stamp(const struct guac_target *t, bool wait, char *buf, size_t 
 static const char *id_stamp_body(const char *s)
 {
 	return strncmp(s, ID_UNTRUSTED, strlen(ID_UNTRUSTED)) ? s : s + strlen(ID_UNTRUSTED);
+}
+
+/*
+ * The target unchanged between stamps @then and @now. A block device's stamp
+ * recorded before it counted writes (" written N", issue 35 item 7) is
+ * compared without the count: it showed only the medium, and still does.
+ */
+static bool id_stamp_same(const char *then, const char *now)
+{
+	const char *count;
+
+	then = id_stamp_body(then);
+	now = id_stamp_body(now);
+	count = strstr(now, " written ");
+	if (!strncmp(then, "block ", 6) && !strstr(then, " written ") && count)
+		return strlen(then) == (size_t)(count - now) && !strncmp(then, now, strlen(then));
+	return !strcmp(then, now);
 }
 
 const char *guac_record_trust(const struct guac_manifest *m, const char *ident_now,
@@ -480,8 +553,7 @@ const char *guac_record_trust(const struct guac_manifest *m, const char *ident_n
 		} else if (ident_now && !guac_ident_diff(m->identity, ident_now, d, sizeof(d))) {
 			*changed = true;
 			snprintf(why, size, "the target is not the one the manifest records: %s", d);
-		} else if (stamp_now && strcmp(id_stamp_body(m->verify_stamp),
-					       id_stamp_body(stamp_now))) {
+		} else if (stamp_now && !id_stamp_same(m->verify_stamp, stamp_now)) {
 			*changed = true;
 			snprintf(why, size, "the target changed since the recorded check began "
 				 "(then: %s; now: %s), so what it checked may be different now",

@@ -52,6 +52,15 @@ void guac_ident_machine(const char *ident, char *out, size_t size);
  */
 bool guac_ident_part_diff(const char *a, const char *b, char *why, size_t size);
 
+ * A key of the medium identity @ident names, for grouping: identities that
+ * guac_ident_diff() finds the same always have the same key (a disk: its
+ * serial and WWN; a device without either: the boot and its diskseq; a
+ * file: its file system type and inode, and its file system's id unless
+ * it is shared). Others may share a key too; compare them. False when
+ * @ident names nothing that lasts (empty, a pipe, no diskseq).
+ */
+bool guac_ident_medium_key(const char *ident, char *out, size_t size);
+
 /* "serial X, WWN Y, model M, 1.00 GiB" or "file inode N on host H (ext4 fsid F)": for messages. */
 void guac_ident_describe(const char *ident, char *out, size_t size);
 

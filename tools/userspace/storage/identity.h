@@ -52,6 +52,7 @@ void guac_ident_machine(const char *ident, char *out, size_t size);
  */
 bool guac_ident_part_diff(const char *a, const char *b, char *why, size_t size);
 
+/*
  * A key of the medium identity @ident names, for grouping: identities that
  * guac_ident_diff() finds the same always have the same key (a disk: its
  * serial and WWN; a device without either: the boot and its diskseq; a

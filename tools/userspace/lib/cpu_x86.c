@@ -4,6 +4,8 @@
 #error "cpu_x86.c is for x86-64 only"
 #endif
 #include <cpuid.h>
+#include <stdio.h>
+#include <string.h>
 #include "libguac.h"
 
 #define XCR0_SSE_YMM 0x06u		/* XMM and YMM state */
@@ -25,6 +27,59 @@ static unsigned long long guac_xgetbv0(void)
 	return ((unsigned long long)hi << 32) | lo;
 }
 
+/* Whether the space-separated @flags names @flag. */
+static bool guac_flags_have(const char *flags, const char *flag)
+{
+	size_t n = strlen(flag);
+	const char *p;
+
+	for (p = flags; (p = strstr(p, flag)); p += n)
+		if ((p == flags || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p[n] == ' ' || p[n] == '\t' || p[n] == '\n' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * The kernel withholds RDRAND and RDSEED from its own use where they are
+ * known to return bad values (AMD Zen 5's RDSEED erratum, early AMD RDRAND
+ * after resume, clearcpuid=), and then leaves them out of /proc/cpuinfo's
+ * flags although cpuid still sets them. guacrng's hwrng follows the kernel,
+ * so the tool does too: a flag missing from the first "flags" line of
+ * @cpuinfo is taken away from @features. Without a readable flags line
+ * (no /proc), cpuid's answer stands.
+ */
+unsigned int guac_cpu_kernel_filter(unsigned int features, FILE *cpuinfo)
+{
+	char line[4096];
+
+	if (!cpuinfo)
+		return features;
+	while (fgets(line, sizeof(line), cpuinfo)) {
+		if (strncmp(line, "flags", 5) || !strchr(line, ':'))
+			continue;
+		if (!guac_flags_have(line, "rdrand"))
+			features &= ~GUAC_CPU_RDRAND;
+		if (!guac_flags_have(line, "rdseed"))
+			features &= ~GUAC_CPU_RDSEED;
+		break;
+	}
+	return features;
+}
+
+static unsigned int guac_cpu_kernel_allows(unsigned int features)
+{
+	FILE *f;
+
+	if (!(features & (GUAC_CPU_RDRAND | GUAC_CPU_RDSEED)))
+		return features;
+	f = fopen("/proc/cpuinfo", "re");
+	features = guac_cpu_kernel_filter(features, f);
+	if (f)
+		fclose(f);
+	return features;
+}
+
 unsigned int guac_cpu_detect(void)
 {
 	unsigned int a, b, c, d, max_leaf, features = 0;
@@ -40,7 +95,7 @@ unsigned int guac_cpu_detect(void)
 	if (c & bit_OSXSAVE)
 		xcr0 = guac_xgetbv0();
 	if (max_leaf < 7)
-		return features;
+		return guac_cpu_kernel_allows(features);
 
 	__cpuid_count(7, 0, a, b, c, d);
 	if (b & bit_RDSEED)
@@ -50,5 +105,5 @@ unsigned int guac_cpu_detect(void)
 	if ((b & bit_AVX512F) &&
 	    (xcr0 & (XCR0_SSE_YMM | XCR0_AVX512)) == (XCR0_SSE_YMM | XCR0_AVX512))
 		features |= GUAC_CPU_AVX512;
-	return features;
+	return guac_cpu_kernel_allows(features);
 }

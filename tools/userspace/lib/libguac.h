@@ -31,6 +31,12 @@
  */
 unsigned int guac_cpu_detect(void);
 
+#ifdef __x86_64__
+#include <stdio.h>
+/* @features less the RDRAND and RDSEED the kernel withholds (its /proc/cpuinfo, @cpuinfo). */
+unsigned int guac_cpu_kernel_filter(unsigned int features, FILE *cpuinfo);
+#endif
+
 /* The features each implementation of this architecture needs (the arch's file). */
 extern const unsigned int guac_impl_needs[GUAC_IMPL_COUNT];
 

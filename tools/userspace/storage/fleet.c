@@ -125,11 +125,11 @@ static bool fleet_set_medium(struct guac_fleet_disk *d, const char *identity)
 }
 
 /* What the record's status adds to its findings. */
-static const char *fleet_check_note(const char *status)
+static const char *fleet_check_note(enum guac_fill_status status)
 {
-	if (!strcmp(status, "complete"))
+	if (status == GUAC_STATUS_COMPLETE)
 		return "";
-	if (!strcmp(status, "partial"))
+	if (status == GUAC_STATUS_PARTIAL)
 		return " (found by a check of part of the fill: --shard, --skip or --length; "
 		       "they stand until a whole check)";
 	return " (the check did not finish)";
@@ -192,7 +192,8 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->state = "MISSING";
 		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
 			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
-			 m.run, m.finished[0] ? "finished" : "started", d->when, m.status);
+			 m.run, m.finished[0] ? "finished" : "started", d->when,
+			 guac_fill_status_name(m.status));
 		return true;
 	}
 	if (m.have_verify) {
@@ -213,16 +214,16 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 	}
 
 	/* The verdict from the fill first, then from the check. */
-	if (!strcmp(m.status, "failed")) {
+	if (m.status == GUAC_STATUS_FAILED) {
 		d->state = "FAILED";
 		snprintf(d->reason, sizeof(d->reason), "the write failed: %s; %" PRIu64 " of %"
 			 PRIu64 " bytes durable", m.error[0] ? m.error : "no error recorded",
 			 d->written, d->length);
-	} else if (!strcmp(m.status, "running")) {
+	} else if (m.status == GUAC_STATUS_RUNNING) {
 		d->state = "UNFINISHED";
 		snprintf(d->reason, sizeof(d->reason), "the manifest says running: the writer "
 			 "died (crash, kill, node lost) or is still writing; started %s", m.started);
-	} else if (!strcmp(m.status, "interrupted")) {
+	} else if (m.status == GUAC_STATUS_INTERRUPTED) {
 		d->state = "INTERRUPTED";
 		snprintf(d->reason, sizeof(d->reason), "the write was interrupted: %" PRIu64 " of %"
 			 PRIu64 " bytes durable (guac write --resume continues it)", d->written,
@@ -246,11 +247,11 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->state = "UNVERIFIED";
 		snprintf(d->reason, sizeof(d->reason), "written, never checked (guac verify "
 			 "--manifest %s)", path);
-	} else if (strcmp(m.verify_status, "complete") || d->verified != d->written) {
+	} else if (m.verify_status != GUAC_STATUS_COMPLETE || d->verified != d->written) {
 		d->state = "UNVERIFIED";
 		snprintf(d->reason, sizeof(d->reason), "the check is %s at %" PRIu64 " of %" PRIu64
 			 " bytes, none bad so far (guac verify --resume continues it)",
-			 m.verify_status, d->verified, d->written);
+			 guac_fill_status_name(m.verify_status), d->verified, d->written);
 	} else {
 		/* A complete, clean check: the one trust rule, and this host's re-read. */
 		d->state = guac_record_verdict(&m, d->reason, sizeof(d->reason));
@@ -997,16 +998,30 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
  * one machine holds (a local file), under one running kernel (issue 35, F7:
  * two machines' files at one path are two targets, whatever their names).
  */
+static void fleet_fill_key(const struct guac_fleet_disk *d, struct guac_fill_key *k)
+{
+	*k = (struct guac_fill_key){
+		.origin = d->origin, .stream_offset = d->stream_offset,
+		.device_offset = d->device_offset, .length = d->fill_length,
+		.shard_index = d->shard_index, .shard_count = d->shard_count,
+		.is_file = d->is_file, .target_path = d->target, .serial = d->serial,
+		.wwid = d->wwid, .identity = "",
+	};
+	snprintf(k->machine, sizeof(k->machine), "%s", d->machine);
+}
+
+/*
+ * The report's rule (manifest.h) is the one of every fill: place, target
+ * type, shard count, name and machine. It asks no more: the rows are
+ * counted, not merged, and a part of another layout is still the fill's.
+ */
 static bool fleet_same_fill(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
 {
-	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
+	struct guac_fill_key ka, kb;
 
-	return a->shard_count == b->shard_count && a->is_file == b->is_file &&
-	       (!a->machine[0] || !b->machine[0] || !strcmp(a->machine, b->machine)) &&
-	       a->device_offset == b->device_offset && a->fill_length == b->fill_length &&
-	       a->origin == b->origin && a->stream_offset == b->stream_offset &&
-	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
-			!strcmp(a->target, b->target));
+	fleet_fill_key(a, &ka);
+	fleet_fill_key(b, &kb);
+	return guac_fill_same(&ka, &kb, 0, NULL);
 }
 
 static bool fleet_is_part(const struct guac_fleet_disk *d)

@@ -35,6 +35,13 @@ static void fuzz_opts_fixtures(void)
 		fuzz_fail("cannot make the fixtures t.img and m.json in %s", fuzz_dir);
 }
 
+/*
+ * Set by FUZZ_OPTS_DIRECT_TARGET: @cmd is the command's parse and run,
+ * called as it is, without fuzz_run_cmd's exit() catcher: an exit() on its
+ * path is a crash.
+ */
+static bool fuzz_opts_direct;
+
 static int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
 			  size_t size)
 {
@@ -42,7 +49,7 @@ static int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uin
 	char *argv[FUZZ_MAX_ARGS + 2];
 	int argc = fuzz_split_args(data, size, argv0, argv, FUZZ_MAX_ARGS, buf, sizeof(buf));
 
-	return fuzz_run_cmd(cmd, argc, argv);
+	return fuzz_opts_direct ? cmd(argc, argv) : fuzz_run_cmd(cmd, argc, argv);
 }
 
 static int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
@@ -69,6 +76,15 @@ static int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const uint8_t 
 	{										\
 		static const int allowed[] = { __VA_ARGS__, -1 };			\
 		return fuzz_opts(cmd, argv0, data, size, allowed);			\
+	}
+
+#define FUZZ_OPTS_DIRECT_TARGET(fn, argv0, ...)						\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);			\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)			\
+	{										\
+		static const int allowed[] = { __VA_ARGS__, -1 };			\
+		fuzz_opts_direct = true;						\
+		return fuzz_opts(fn, argv0, data, size, allowed);			\
 	}
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cmd_manifest.h"
 #include "cmds.h"
 #include "parse_options.h"
 #include "manifest.h"
@@ -167,7 +168,7 @@ static int manifest_merge(const char *out, int nparts, char **parts)
 	return GUAC_EXIT_OK;
 }
 
-int guac_cmd_manifest(int argc, char **argv)
+int guac_manifest_cmd_parse(int argc, char **argv, struct guac_manifest_args *a)
 {
 	static const struct guac_option opts[] = {
 		GUAC_OPT_VERSION(),
@@ -176,25 +177,45 @@ int guac_cmd_manifest(int argc, char **argv)
 	};
 	int n = guac_parse_options(argc, argv, opts, &manifest_usage, GUAC_PARSE_STOP_AT_OPERAND);
 
+	*a = (struct guac_manifest_args){ 0 };
 	if (n < 0)
-		return guac_parse_exit(n);
+		return n == GUAC_PARSE_DONE ? n : guac_parse_exit(n);
 	if (n && !strcmp(argv[0], "show")) {
 		if (n != 2) {
 			guac_err("usage: guac manifest show FILE");
 			return GUAC_EXIT_ERROR;
 		}
-		return manifest_show(argv[1]);
+		*a = (struct guac_manifest_args){ GUAC_MANIFEST_SHOW, argv[1], 0, NULL };
+		return GUAC_EXIT_OK;
 	}
 	if (n && !strcmp(argv[0], "merge")) {
 		if (n < 3) {
 			guac_err("usage: guac manifest merge OUT PART...");
 			return GUAC_EXIT_ERROR;
 		}
-		return manifest_merge(argv[1], n - 2, argv + 2);
+		*a = (struct guac_manifest_args){ GUAC_MANIFEST_MERGE, argv[1], n - 2, argv + 2 };
+		return GUAC_EXIT_OK;
 	}
 	if (n)
 		guac_err("unknown action '%s' (show or merge)", argv[0]);
 	else
 		guac_err("missing action: show or merge");
 	return GUAC_EXIT_ERROR;
+}
+
+int guac_manifest_cmd_run(const struct guac_manifest_args *a)
+{
+	if (a->action == GUAC_MANIFEST_SHOW)
+		return manifest_show(a->path);
+	return manifest_merge(a->path, a->nparts, a->parts);
+}
+
+int guac_cmd_manifest(int argc, char **argv)
+{
+	struct guac_manifest_args a;
+	int ret = guac_manifest_cmd_parse(argc, argv, &a);
+
+	if (ret != GUAC_EXIT_OK)
+		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
+	return guac_manifest_cmd_run(&a);
 }

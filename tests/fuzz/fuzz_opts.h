@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include "cmds.h"
 #include "fuzz_common.h"
+#include "parse_options.h"
+#include "util.h"
 
 #define FUZZ_MAX_ARGS 32
 
@@ -86,5 +88,21 @@ static int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const uint8_t 
 		fuzz_opts_direct = true;						\
 		return fuzz_opts(fn, argv0, data, size, allowed);			\
 	}
+
+/*
+ * A command split in two (cmd_NAME.h): @parse of the arguments into an
+ * @args_type, then @run of them, called directly as guac_cmd_NAME() does.
+ */
+#define FUZZ_OPTS_PARSE_RUN_TARGET(args_type, parse, run, argv0, ...)			\
+	static int fuzz_parse_run(int argc, char **argv)				\
+	{										\
+		args_type a;								\
+		int ret = parse(argc, argv, &a);					\
+											\
+		if (ret != GUAC_EXIT_OK)						\
+			return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;		\
+		return run(&a);								\
+	}										\
+	FUZZ_OPTS_DIRECT_TARGET(fuzz_parse_run, argv0, __VA_ARGS__)
 
 #endif

@@ -9,17 +9,6 @@
 #define _GNU_SOURCE
 #include "cmd_manifest.h"
 #include "fuzz_opts.h"
-#include "parse_options.h"
-#include "util.h"
 
-static int fuzz_manifest(int argc, char **argv)
-{
-	struct guac_manifest_args a;
-	int ret = guac_manifest_cmd_parse(argc, argv, &a);
-
-	if (ret != GUAC_EXIT_OK)
-		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
-	return guac_manifest_cmd_run(&a);
-}
-
-FUZZ_OPTS_DIRECT_TARGET(fuzz_manifest, "guac manifest", 0, 1, 2)
+FUZZ_OPTS_PARSE_RUN_TARGET(struct guac_manifest_args, guac_manifest_cmd_parse,
+			   guac_manifest_cmd_run, "guac manifest", 0, 1, 2)

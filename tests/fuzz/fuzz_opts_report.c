@@ -9,17 +9,6 @@
 #define _GNU_SOURCE
 #include "cmd_report.h"
 #include "fuzz_opts.h"
-#include "parse_options.h"
-#include "util.h"
 
-static int fuzz_report(int argc, char **argv)
-{
-	struct guac_report_args a;
-	int ret = guac_report_parse(argc, argv, &a);
-
-	if (ret != GUAC_EXIT_OK)
-		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
-	return guac_report_run(&a);
-}
-
-FUZZ_OPTS_DIRECT_TARGET(fuzz_report, "guac report", 0, 1, 2)
+FUZZ_OPTS_PARSE_RUN_TARGET(struct guac_report_args, guac_report_parse, guac_report_run,
+			   "guac report", 0, 1, 2)

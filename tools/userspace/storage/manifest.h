@@ -192,9 +192,19 @@ enum {
 	GUAC_FILL_SAME_IO_MODE = 1 << 6,
 };
 
-/* guac manifest merge: the parts of one fill. */
+/*
+ * The callers' rules. guac report (fleet.c) asks nothing more (0): it counts
+ * a sharded fill's parts, it writes nothing of them. guac manifest merge
+ * writes the parts as one manifest: they must share all it keeps.
+ * guac write --resume continues the same part on the same target, opened the
+ * same way (cmd_write.c's write_resume_differs() is to build its key from
+ * its arguments and the open target, with the recorded origin when none is
+ * given and no machine: the identity check follows it).
+ */
 #define GUAC_FILL_MERGE (GUAC_FILL_SAME_LAYOUT | GUAC_FILL_SAME_SIZE | GUAC_FILL_SAME_DISK | \
 			 GUAC_FILL_SAME_IDENTITY)
+#define GUAC_FILL_RESUME (GUAC_FILL_SAME_LAYOUT | GUAC_FILL_SAME_DISK | GUAC_FILL_SAME_PART | \
+			  GUAC_FILL_SAME_PATH | GUAC_FILL_SAME_IO_MODE)
 
 /* The field that differs first, in this order (none: GUAC_FILL_SAME). */
 enum guac_fill_field {

@@ -3,10 +3,11 @@
  * guac report (cmd/cmd_report.c, storage/fleet.c) on hostile input: the
  * input, split at NUL bytes, is an --expect list and up to four manifests,
  * reported on by the command's run (guac_report_run, called directly, with
- * no exit() catcher: JSON and an SVG picture in the private directory). Oracles: the exit status is 0, 1 or 2; and no wrong OK: the
- * report exits 0 only when every manifest given loads (guac_manifest_load),
- * records a complete fill of every byte and a complete check of it that
- * found no bad or unreadable sector.
+ * no exit() catcher: JSON and an SVG picture in the private directory).
+ * Oracles: the exit status is 0, 1 or 2; and no wrong OK: the report exits
+ * 0 only when every manifest given loads (guac_manifest_load), records a
+ * complete fill of every byte and a complete check of it that found no bad
+ * or unreadable sector.
  */
 #define _GNU_SOURCE
 #include <stdio.h>

@@ -1257,7 +1257,8 @@ void verify_save_partial(struct verify_run *run)
 	if (!m || !run->subrange || !run->recorded_target ||
 	    (!run->mismatch.bad_sectors && !run->unreadable.bad_sectors))
 		return;
-	verify_set_record(run, GUAC_STATUS_PARTIAL, run->mismatch.bad_sectors, run->unreadable.bad_sectors);
+	verify_set_record(run, GUAC_STATUS_PARTIAL, run->mismatch.bad_sectors,
+			  run->unreadable.bad_sectors);
 	if (guac_manifest_save(run->manifest_path, m))
 		guac_err("note: the findings of this check of part of the fill are recorded in "
 			 "'%s' (verify status \"partial\"): they stand until a whole check",

@@ -44,7 +44,8 @@ fi
 
 # The readers of outside input: the parsers, and the commands' option parsing.
 u=$top/tools/userspace
-files=("$u/storage/json.c" "$u/storage/manifest.c" "$u/storage/shard.c" "$u/storage/fleet.c"
+files=("$u/storage/json.c" "$u/storage/manifest.c" "$u/storage/manifest_merge.c"
+	"$u/storage/shard.c" "$u/storage/fleet.c"
 	"$u/lib/util.c" "$u/cmd/cmd_gen.c" "$u/cmd/cmd_write.c" "$u/cmd/cmd_verify.c"
 	"$u/cmd/cmd_manifest.c" "$u/cmd/cmd_bench.c" "$u/cmd/cmd_report.c" "$u/cmd/cmd_doctor.c"
 	"$u/storage/verify_check.c" "$u/doctor/doctor_module.c" "$u/doctor/doctor_keys.c")

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include "cmds.h"
 #include "fuzz_common.h"
+#include "parse_options.h"
+#include "util.h"
 
 #define FUZZ_MAX_ARGS 32
 
@@ -35,6 +37,13 @@ static void fuzz_opts_fixtures(void)
 		fuzz_fail("cannot make the fixtures t.img and m.json in %s", fuzz_dir);
 }
 
+/*
+ * Set by FUZZ_OPTS_DIRECT_TARGET: @cmd is the command's parse and run,
+ * called as it is, without fuzz_run_cmd's exit() catcher: an exit() on its
+ * path is a crash.
+ */
+static bool fuzz_opts_direct;
+
 static int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
 			  size_t size)
 {
@@ -42,7 +51,7 @@ static int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uin
 	char *argv[FUZZ_MAX_ARGS + 2];
 	int argc = fuzz_split_args(data, size, argv0, argv, FUZZ_MAX_ARGS, buf, sizeof(buf));
 
-	return fuzz_run_cmd(cmd, argc, argv);
+	return fuzz_opts_direct ? cmd(argc, argv) : fuzz_run_cmd(cmd, argc, argv);
 }
 
 static int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
@@ -70,5 +79,30 @@ static int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const uint8_t 
 		static const int allowed[] = { __VA_ARGS__, -1 };			\
 		return fuzz_opts(cmd, argv0, data, size, allowed);			\
 	}
+
+#define FUZZ_OPTS_DIRECT_TARGET(fn, argv0, ...)						\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);			\
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)			\
+	{										\
+		static const int allowed[] = { __VA_ARGS__, -1 };			\
+		fuzz_opts_direct = true;						\
+		return fuzz_opts(fn, argv0, data, size, allowed);			\
+	}
+
+/*
+ * A command split in two (cmd_NAME.h): @parse of the arguments into an
+ * @args_type, then @run of them, called directly as guac_cmd_NAME() does.
+ */
+#define FUZZ_OPTS_PARSE_RUN_TARGET(args_type, parse, run, argv0, ...)			\
+	static int fuzz_parse_run(int argc, char **argv)				\
+	{										\
+		args_type a;								\
+		int ret = parse(argc, argv, &a);					\
+											\
+		if (ret != GUAC_EXIT_OK)						\
+			return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;		\
+		return run(&a);								\
+	}										\
+	FUZZ_OPTS_DIRECT_TARGET(fuzz_parse_run, argv0, __VA_ARGS__)
 
 #endif

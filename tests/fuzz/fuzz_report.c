@@ -2,17 +2,18 @@
 /*
  * guac report (cmd/cmd_report.c, storage/fleet.c) on hostile input: the
  * input, split at NUL bytes, is an --expect list and up to four manifests,
- * reported on by the real command (JSON and an SVG picture in the private
- * directory). Oracles: the exit status is 0, 1 or 2; and no wrong OK: the
- * report exits 0 only when every manifest given loads (guac_manifest_load),
- * records a complete fill of every byte and a complete check of it that
- * found no bad or unreadable sector.
+ * reported on by the command's run (guac_report_run, called directly, with
+ * no exit() catcher: JSON and an SVG picture in the private directory).
+ * Oracles: the exit status is 0, 1 or 2; and no wrong OK: the report exits
+ * 0 only when every manifest given loads (guac_manifest_load), records a
+ * complete fill of every byte and a complete check of it that found no bad
+ * or unreadable sector.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "cmds.h"
+#include "cmd_report.h"
 #include "fuzz_common.h"
 #include "manifest.h"
 
@@ -25,7 +26,8 @@ static bool fuzz_disk_ok(const char *path)
 
 	if (!guac_manifest_load(path, &m))
 		return false;
-	if (strcmp(m.status, "complete") || !m.have_verify || strcmp(m.verify_status, "complete") ||
+	if (m.status != GUAC_STATUS_COMPLETE || !m.have_verify ||
+	    m.verify_status != GUAC_STATUS_COMPLETE ||
 	    m.verify_bad_sectors || m.verify_unreadable_sectors)
 		return false;
 	for (i = 0; i < m.nranges; i++)
@@ -38,15 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char names[FUZZ_DISKS + 1][16];
-	char *argv[FUZZ_DISKS + 8];
+	static char *paths[FUZZ_DISKS];
+	struct guac_report_args a = { .json = true, .svg = "out.svg", .paths = paths };
 	const uint8_t *p = data, *end = data + size, *nul;
-	int argc = 0, n = 0, rc, i;
+	int n = 0, rc, i;
 
 	fuzz_init();
-	argv[argc++] = "guac report";
-	argv[argc++] = "--json";
-	argv[argc++] = "--svg";
-	argv[argc++] = "out.svg";
 	while (n <= FUZZ_DISKS && p <= end) {
 		nul = memchr(p, 0, (size_t)(end - p));
 		if (!nul)
@@ -60,14 +59,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n < 2)
 		return 0;
 	/* The list only when it is not empty: an empty input is no list. */
-	if (data[0]) {
-		argv[argc++] = "--expect";
-		argv[argc++] = names[0];
-	}
+	if (data[0])
+		a.expect = names[0];
 	for (i = 1; i < n; i++)
-		argv[argc++] = names[i];
-	argv[argc] = NULL;
-	rc = fuzz_run_cmd(guac_cmd_report, argc, argv);
+		paths[a.npaths++] = names[i];
+	rc = guac_report_run(&a);
+	fflush(stdout);
 	if (rc < 0 || rc > 2)
 		fuzz_fail("report exits %d", rc);
 	if (!rc)

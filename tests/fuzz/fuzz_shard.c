@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The shard choice (storage/shard.c) from --shard, --shards and the batch
- * systems' environment: JOB_COMPLETION_INDEX with GUAC_SHARDS (Kubernetes
- * Indexed Jobs), SLURM_ARRAY_TASK_ID, _COUNT, _MIN and _STEP (Slurm job
- * arrays). The input is up to eight NUL-separated fields: --shard,
- * --shards, then the six variables (a field "\x01" means unset). Then
+ * The shard choice (storage/shard.c: guac_shard_choose) from --shard,
+ * --shards and the batch systems' variables, given as the command layer
+ * reads them (cmd/shard_env.c): JOB_COMPLETION_INDEX with GUAC_SHARDS
+ * (Kubernetes Indexed Jobs), SLURM_ARRAY_TASK_ID, _COUNT, _MIN and _STEP
+ * (Slurm job arrays). The input is up to eight NUL-separated fields:
+ * --shard, --shards, then the six variables (a field "\x01" means unset). Then
  * guac_shard_range() on a length and sector from the input. Oracles: an
  * accepted shard is K/N with K < N <= GUAC_SHARD_MAX; the N parts of any
  * length tile it, in order, on sector boundaries, their sizes differing by
@@ -13,15 +14,9 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "fuzz_common.h"
 #include "shard.h"
-
-static const char *const vars[] = {
-	"JOB_COMPLETION_INDEX", "GUAC_SHARDS", "SLURM_ARRAY_TASK_ID",
-	"SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP",
-};
 
 static void fuzz_tiling(const struct guac_shard *s, uint64_t length, unsigned int sector)
 {
@@ -97,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char buf[512], *field[8] = { NULL };
 	struct guac_shard s;
+	struct guac_shard_env env;
 	uint64_t length = 0;
 	unsigned int sector, nf = 0, i;
 	size_t n;
@@ -119,13 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < 8; i++)
 		if (field[i] && !strcmp(field[i], "\x01"))
 			field[i] = NULL;
-	for (i = 0; i < 6; i++) {
-		if (field[2 + i])
-			setenv(vars[i], field[2 + i], 1);
-		else
-			unsetenv(vars[i]);
-	}
-	if (guac_shard_parse(&s, field[0], field[1])) {
+	env = (struct guac_shard_env){ field[2], field[3], field[4], field[5], field[6], field[7] };
+	if (guac_shard_choose(&s, field[0], field[1], &env)) {
 		if (!s.count || s.index >= s.count || s.count > GUAC_SHARD_MAX)
 			fuzz_fail("accepted shard %u/%u", s.index, s.count);
 		fuzz_tiling(&s, length, sector);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cmd_report.h"
 #include "cmds.h"
 #include "fleet.h"
 #include "parse_options.h"
@@ -33,82 +34,108 @@ static const struct guac_usage report_usage = {
 		"error or an unreadable --expect list or directory.\n",
 };
 
-int guac_cmd_report(int argc, char **argv)
+int guac_report_parse(int argc, char **argv, struct guac_report_args *a)
 {
-	static struct guac_fleet fleet;
-	const char *expect = NULL, *svg = NULL, *jobs = NULL;
-	bool json = false, bad;
 	const struct guac_option opts[] = {
-		GUAC_OPT_STRING('e', "expect", &expect, "FILE",
+		GUAC_OPT_STRING('e', "expect", &a->expect, "FILE",
 				"the disks expected, one \"HOST TARGET\" a line (TARGET: the path, "
 				"serial or WWN the manifest records): each one no manifest describes "
 				"is reported MISSING; HOST is the manifest's host, or its short name "
 				"or FQDN (guacn1, guacn1.lab.example) when that names one host"),
-		GUAC_OPT_STRING(0, "run", &fleet.run, "ID",
+		GUAC_OPT_STRING(0, "run", &a->run, "ID",
 				"report run ID alone (what guac write --run or GUAC_RUN recorded): a "
 				"disk whose manifest is of another run is MISSING, saying which; "
 				"without it, every manifest counts and the table shows each one's "
 				"run and age"),
-		GUAC_OPT_FLAG(0, "whole", &fleet.whole,
+		GUAC_OPT_FLAG(0, "whole", &a->whole,
 			      "a disk is OK only when its fills cover all of it (its recorded "
 			      "size): one filled in part is PARTIAL, saying how much is covered"),
-		GUAC_OPT_STRING(0, "jobs", &jobs, "FILE",
+		GUAC_OPT_STRING(0, "jobs", &a->jobs, "FILE",
 				"the fill jobs' end states, one \"HOST STATE [WHY]\" a line (from "
 				"sacct, or the files the jobs left): each disk of HOST that is not OK "
 				"says its job's state"),
-		GUAC_OPT_FLAG(0, "json", &json, "print JSON instead of the table"),
-		GUAC_OPT_STRING(0, "svg", &svg, "FILE",
+		GUAC_OPT_FLAG(0, "json", &a->json, "print JSON instead of the table"),
+		GUAC_OPT_STRING(0, "svg", &a->svg, "FILE",
 				"also draw the fleet as an SVG picture: a row per disk, its bad "
 				"sectors placed along it, coloured by class"),
 		GUAC_OPT_VERSION(),
 		GUAC_OPT_HELP(),
 		GUAC_OPT_END(),
 	};
-	char tmp[4200];
-	unsigned int notok;
-	int n, i, ret = GUAC_EXIT_OK;
-	FILE *out;
+	int n;
 
+	*a = (struct guac_report_args){ 0 };
 	n = guac_parse_options(argc, argv, opts, &report_usage, 0);
 	if (n < 0)
-		return guac_parse_exit(n);
+		return n == GUAC_PARSE_DONE ? n : guac_parse_exit(n);
 	if (!n) {
 		guac_err("no manifest given (MANIFEST or DIR...; try 'guac report --help')");
 		return GUAC_EXIT_ERROR;
 	}
-	for (i = 0; i < n; i++)
-		if (!guac_fleet_add(&fleet, argv[i]))
+	a->npaths = n;
+	a->paths = argv;
+	return GUAC_EXIT_OK;
+}
+
+/* The rows of @a's manifests and lists, judged; an exit status (GUAC_EXIT_OK: go on). */
+static int report_gather(struct guac_fleet *f, const struct guac_report_args *a,
+			 unsigned int *notok)
+{
+	int i, ret = GUAC_EXIT_OK;
+
+	for (i = 0; i < a->npaths; i++)
+		if (!guac_fleet_add(f, a->paths[i]))
 			ret = GUAC_EXIT_ERROR;
-	if (ret == GUAC_EXIT_OK && expect && !guac_fleet_expect(&fleet, expect))
+	if (ret == GUAC_EXIT_OK && a->expect && !guac_fleet_expect(f, a->expect))
 		ret = GUAC_EXIT_ERROR;
+	if (ret == GUAC_EXIT_OK &&
+	    (!guac_fleet_judge(f, notok) || (a->jobs && !guac_fleet_jobs(f, a->jobs))))
+		ret = GUAC_EXIT_ERROR;
+	return ret;
+}
+
+/* The picture, written whole or not at all: a temporary file renamed into place. */
+static bool report_svg(const struct guac_fleet *f, const char *svg)
+{
+	char tmp[4200];
+	FILE *out;
+	bool bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", svg, (long)getpid());
+	out = fopen(tmp, "w");
+	bad = !out;
+	if (out) {
+		guac_fleet_svg(out, f);
+		bad = ferror(out) != 0;
+		bad = fclose(out) != 0 || bad;
+	}
+	if (bad || rename(tmp, svg)) {
+		guac_err("cannot write the picture '%s': %s", svg, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+int guac_report_run(const struct guac_report_args *a)
+{
+	static struct guac_fleet fleet;
+	unsigned int notok;
+	int ret;
+
+	fleet.run = a->run;
+	fleet.whole = a->whole;
+	ret = report_gather(&fleet, a, &notok);
 	if (ret != GUAC_EXIT_OK) {
 		guac_fleet_free(&fleet);
 		return ret;
 	}
-	if (!guac_fleet_judge(&fleet, &notok) || (jobs && !guac_fleet_jobs(&fleet, jobs))) {
-		guac_fleet_free(&fleet);
-		return GUAC_EXIT_ERROR;
-	}
-	if (json)
+	if (a->json)
 		guac_fleet_json(stdout, &fleet);
 	else
 		guac_fleet_table(stdout, &fleet);
-	if (svg) {
-		/* Written whole or not at all: a temporary file renamed into place. */
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", svg, (long)getpid());
-		out = fopen(tmp, "w");
-		bad = !out;
-		if (out) {
-			guac_fleet_svg(out, &fleet);
-			bad = ferror(out) != 0;
-			bad = fclose(out) != 0 || bad;
-		}
-		if (bad || rename(tmp, svg)) {
-			guac_err("cannot write the picture '%s': %s", svg, strerror(errno));
-			unlink(tmp);
-			ret = GUAC_EXIT_ERROR;
-		}
-	}
+	if (a->svg && !report_svg(&fleet, a->svg))
+		ret = GUAC_EXIT_ERROR;
 	if (fflush(stdout)) {
 		guac_err("cannot write the report: %s", strerror(errno));
 		ret = GUAC_EXIT_ERROR;
@@ -117,4 +144,14 @@ int guac_cmd_report(int argc, char **argv)
 		ret = GUAC_EXIT_FAIL;
 	guac_fleet_free(&fleet);
 	return ret;
+}
+
+int guac_cmd_report(int argc, char **argv)
+{
+	struct guac_report_args a;
+	int ret = guac_report_parse(argc, argv, &a);
+
+	if (ret != GUAC_EXIT_OK)
+		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
+	return guac_report_run(&a);
 }

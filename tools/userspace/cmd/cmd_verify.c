@@ -23,6 +23,7 @@
 #include "identity.h"
 #include "manifest.h"
 #include "shard.h"
+#include "shard_env.h"
 #include "util.h"
 #include "verify_run.h"
 

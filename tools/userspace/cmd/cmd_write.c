@@ -28,6 +28,7 @@
 #include "manifest.h"
 #include "io_options.h"
 #include "shard.h"
+#include "shard_env.h"
 #include "util.h"
 #include "write_target.h"
 
@@ -862,7 +863,7 @@ static void write_report_json(const struct write_outcome *o)
 	       guac_target_mode(o->t), io->jobs, o->a->bs, o->a->sync ? "true" : "false",
 	       o->resumed, o->done, o->durable, o->durable_ok ? "true" : "false");
 	write_json_not_durable(o);
-	printf(",\"status\":\"%s\",\"result\":\"%s\"", m->status,
+	printf(",\"status\":\"%s\",\"result\":\"%s\"", guac_fill_status_name(m->status),
 	       !o->failed && o->done == o->total ? "ok" : !o->failed ? "interrupted" : "failed");
 	write_json_text("error", m->error);
 	if (o->first_err)
@@ -1108,7 +1109,7 @@ int guac_cmd_write(int argc, char **argv)
 			guac_target_close(&t);
 			return GUAC_EXIT_ERROR;
 		}
-		if (!strcmp(old.status, "complete")) {
+		if (old.status == GUAC_STATUS_COMPLETE) {
 			write_report_complete(&a, &old);
 			guac_target_close(&t);
 			return GUAC_EXIT_OK;
@@ -1139,7 +1140,7 @@ int guac_cmd_write(int argc, char **argv)
 	snprintf(m.wwid, sizeof(m.wwid), "%s", t.wwid);
 	m.shard_index = shard.index;
 	m.shard_count = shard.count;
-	snprintf(m.status, sizeof(m.status), "running");
+	m.status = GUAC_STATUS_RUNNING;
 	guac_manifest_now(m.started, sizeof(m.started));
 	if (have_old)
 		write_history(&m, &old);
@@ -1189,7 +1190,8 @@ int guac_cmd_write(int argc, char **argv)
 	}
 	if (a.resume && have_old)
 		fprintf(a.json ? stderr : stdout, "resuming '%s' (%s): %" PRIu64 " of %" PRIu64
-			" bytes already durable\n", a.manifest, old.status, resumed, io.length);
+			" bytes already durable\n", a.manifest, guac_fill_status_name(old.status),
+			resumed, io.length);
 
 	if (a.manifest) {
 		ckpt = (struct write_ckpt){ &m, a.manifest, shard_start, a.sync, false };
@@ -1225,20 +1227,20 @@ int guac_cmd_write(int argc, char **argv)
 	guac_manifest_now(m.finished, sizeof(m.finished));
 	failed = first_err || io.sync_error || thread_err || lost;
 	if (lost) {
-		snprintf(m.status, sizeof(m.status), "failed");
+		m.status = GUAC_STATUS_FAILED;
 		snprintf(m.error, sizeof(m.error), "%s", lost);
 	} else if (thread_err) {
-		snprintf(m.status, sizeof(m.status), "failed");
+		m.status = GUAC_STATUS_FAILED;
 		snprintf(m.error, sizeof(m.error), "cannot start a thread: %s",
 			 strerror(thread_err));
 	} else if (first_err || io.sync_error) {
-		snprintf(m.status, sizeof(m.status), "failed");
+		m.status = GUAC_STATUS_FAILED;
 		snprintf(m.error, sizeof(m.error), "%s%s", first_err ? "" : "fsync: ",
 			 strerror(first_err ? first_err : io.sync_error));
 	} else if (done < total) {
-		snprintf(m.status, sizeof(m.status), "interrupted");
+		m.status = GUAC_STATUS_INTERRUPTED;
 	} else {
-		snprintf(m.status, sizeof(m.status), "complete");
+		m.status = GUAC_STATUS_COMPLETE;
 	}
 	if (a.manifest && !guac_manifest_save(a.manifest, &m)) {
 		/* The record of the fill is what a later check reads: without it, no OK. */

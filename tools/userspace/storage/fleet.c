@@ -125,21 +125,132 @@ static bool fleet_set_medium(struct guac_fleet_disk *d, const char *identity)
 }
 
 /* What the record's status adds to its findings. */
-static const char *fleet_check_note(const char *status)
+static const char *fleet_check_note(enum guac_fill_status status)
 {
-	if (!strcmp(status, "complete"))
+	if (status == GUAC_STATUS_COMPLETE)
 		return "";
-	if (!strcmp(status, "partial"))
+	if (status == GUAC_STATUS_PARTIAL)
 		return " (found by a check of part of the fill: --shard, --skip or --length; "
 		       "they stand until a whole check)";
 	return " (the check did not finish)";
+}
+
+/* What row @d keeps of the loaded manifest @m: its target, its fill and the parts of it. */
+static bool fleet_row_of(struct guac_fleet_disk *d, const struct guac_manifest *m)
+{
+	unsigned int i;
+
+	snprintf(d->host, sizeof(d->host), "%s", m->host);
+	if (!fleet_set(&d->target, m->target_path))
+		return false;
+	snprintf(d->serial, sizeof(d->serial), "%s", m->serial);
+	snprintf(d->wwid, sizeof(d->wwid), "%s", m->wwid);
+	if (!fleet_set_medium(d, m->identity))
+		return false;
+	d->shard_index = m->shard_index;
+	d->shard_count = m->shard_count;
+	d->size = m->target_size;
+	d->device_offset = m->device_offset;
+	d->fill_length = m->length;
+	d->origin = m->origin;
+	d->stream_offset = m->stream_offset;
+	d->sector_size = m->sector_size;
+	d->is_file = !strcmp(m->target_type, "file");
+	guac_ident_machine(m->identity, d->machine, sizeof(d->machine));
+	d->length = guac_manifest_ranges_length(m);
+	d->written = guac_manifest_done(m);
+	snprintf(d->run, sizeof(d->run), "%s", m->run);
+	snprintf(d->when, sizeof(d->when), "%s", m->finished[0] ? m->finished : m->started);
+	snprintf(d->started, sizeof(d->started), "%s", m->started);
+	d->part = calloc(m->nranges ? m->nranges : 1, sizeof(*d->part));
+	if (!d->part) {
+		guac_err("out of memory");
+		return false;
+	}
+	d->nparts = m->nranges;
+	for (i = 0; i < m->nranges; i++) {
+		d->part[i] = (struct guac_fleet_part){ m->range[i].device_offset, m->range[i].length,
+						       m->range[i].done, m->range[i].verified };
+		d->verified += m->range[i].verified;
+	}
+	return true;
+}
+
+/* The check @m records: its counts, and its bad ranges and classes. */
+static bool fleet_row_check(struct guac_fleet_disk *d, const struct guac_manifest *m)
+{
+	if (!m->have_verify)
+		return true;
+	d->bad_sectors = m->verify_bad_sectors;
+	d->unreadable_sectors = m->verify_unreadable_sectors;
+	d->places = m->verify_places;
+	d->bad_ranges = m->verify_bad_ranges;
+	d->nbad = m->nverify_bad;
+	if (m->nverify_bad) {
+		d->bad = malloc(m->nverify_bad * sizeof(*d->bad));
+		if (!d->bad) {
+			guac_err("out of memory");
+			return false;
+		}
+		memcpy(d->bad, m->verify_bad, m->nverify_bad * sizeof(*d->bad));
+	}
+	memcpy(d->classes, m->verify_classes, sizeof(d->classes));
+	return true;
+}
+
+/* Row @d's state and reason: from the fill first, then from the check. */
+static void fleet_row_verdict(struct guac_fleet_disk *d, const struct guac_manifest *m,
+			      const char *path)
+{
+	if (m->status == GUAC_STATUS_FAILED) {
+		d->state = "FAILED";
+		snprintf(d->reason, sizeof(d->reason), "the write failed: %s; %" PRIu64 " of %"
+			 PRIu64 " bytes durable", m->error[0] ? m->error : "no error recorded",
+			 d->written, d->length);
+	} else if (m->status == GUAC_STATUS_RUNNING) {
+		d->state = "UNFINISHED";
+		snprintf(d->reason, sizeof(d->reason), "the manifest says running: the writer "
+			 "died (crash, kill, node lost) or is still writing; started %s", m->started);
+	} else if (m->status == GUAC_STATUS_INTERRUPTED) {
+		d->state = "INTERRUPTED";
+		snprintf(d->reason, sizeof(d->reason), "the write was interrupted: %" PRIu64 " of %"
+			 PRIu64 " bytes durable (guac write --resume continues it)", d->written,
+			 d->length);
+	} else if (d->unreadable_sectors) {
+		d->state = "UNREADABLE";
+		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " unreadable and %" PRIu64
+			 " mismatching sectors in the %" PRIu64 " bytes checked%s",
+			 d->unreadable_sectors, d->bad_sectors, d->verified,
+			 fleet_check_note(m->verify_status));
+	} else if (d->bad_sectors) {
+		d->state = "MISMATCH";
+		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " bad sectors in %" PRIu64
+			 " ranges in the %" PRIu64 " bytes checked%s", d->bad_sectors, d->bad_ranges,
+			 d->verified, fleet_check_note(m->verify_status));
+		if (!d->places)
+			snprintf(d->reason + strlen(d->reason), sizeof(d->reason) - strlen(d->reason),
+				 "; their places and classes are not recorded (a check begun "
+				 "under manifest version 3)");
+	} else if (!m->have_verify) {
+		d->state = "UNVERIFIED";
+		snprintf(d->reason, sizeof(d->reason), "written, never checked (guac verify "
+			 "--manifest %s)", path);
+	} else if (m->verify_status != GUAC_STATUS_COMPLETE || d->verified != d->written) {
+		d->state = "UNVERIFIED";
+		snprintf(d->reason, sizeof(d->reason), "the check is %s at %" PRIu64 " of %" PRIu64
+			 " bytes, none bad so far (guac verify --resume continues it)",
+			 guac_fill_status_name(m->verify_status), d->verified, d->written);
+	} else {
+		/* A complete, clean check: the one trust rule, and this host's re-read. */
+		d->state = guac_record_verdict(m, d->reason, sizeof(d->reason));
+		d->seen_here = m->identity[0] && guac_ident_here(m->identity);
+	}
 }
 
 static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 {
 	static struct guac_manifest m;
 	struct guac_fleet_disk *d = fleet_new(f);
-	unsigned int i;
 
 	if (!d)
 		return false;
@@ -149,39 +260,8 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->state = "INVALID";
 		return fleet_set(&d->target, path);
 	}
-	snprintf(d->host, sizeof(d->host), "%s", m.host);
-	if (!fleet_set(&d->target, m.target_path))
+	if (!fleet_row_of(d, &m))
 		return false;
-	snprintf(d->serial, sizeof(d->serial), "%s", m.serial);
-	snprintf(d->wwid, sizeof(d->wwid), "%s", m.wwid);
-	if (!fleet_set_medium(d, m.identity))
-		return false;
-	d->shard_index = m.shard_index;
-	d->shard_count = m.shard_count;
-	d->size = m.target_size;
-	d->device_offset = m.device_offset;
-	d->fill_length = m.length;
-	d->origin = m.origin;
-	d->stream_offset = m.stream_offset;
-	d->sector_size = m.sector_size;
-	d->is_file = !strcmp(m.target_type, "file");
-	guac_ident_machine(m.identity, d->machine, sizeof(d->machine));
-	d->length = guac_manifest_ranges_length(&m);
-	d->written = guac_manifest_done(&m);
-	snprintf(d->run, sizeof(d->run), "%s", m.run);
-	snprintf(d->when, sizeof(d->when), "%s", m.finished[0] ? m.finished : m.started);
-	snprintf(d->started, sizeof(d->started), "%s", m.started);
-	d->part = calloc(m.nranges ? m.nranges : 1, sizeof(*d->part));
-	if (!d->part) {
-		guac_err("out of memory");
-		return false;
-	}
-	d->nparts = m.nranges;
-	for (i = 0; i < m.nranges; i++) {
-		d->part[i] = (struct guac_fleet_part){ m.range[i].device_offset, m.range[i].length,
-						       m.range[i].done, m.range[i].verified };
-		d->verified += m.range[i].verified;
-	}
 	if (f->run && strcmp(m.run, f->run)) {
 		/*
 		 * Last week's manifest speaks for last week: this run has none of the
@@ -192,70 +272,13 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->state = "MISSING";
 		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
 			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
-			 m.run, m.finished[0] ? "finished" : "started", d->when, m.status);
+			 m.run, m.finished[0] ? "finished" : "started", d->when,
+			 guac_fill_status_name(m.status));
 		return true;
 	}
-	if (m.have_verify) {
-		d->bad_sectors = m.verify_bad_sectors;
-		d->unreadable_sectors = m.verify_unreadable_sectors;
-		d->places = m.verify_places;
-		d->bad_ranges = m.verify_bad_ranges;
-		d->nbad = m.nverify_bad;
-		if (m.nverify_bad) {
-			d->bad = malloc(m.nverify_bad * sizeof(*d->bad));
-			if (!d->bad) {
-				guac_err("out of memory");
-				return false;
-			}
-			memcpy(d->bad, m.verify_bad, m.nverify_bad * sizeof(*d->bad));
-		}
-		memcpy(d->classes, m.verify_classes, sizeof(d->classes));
-	}
-
-	/* The verdict from the fill first, then from the check. */
-	if (!strcmp(m.status, "failed")) {
-		d->state = "FAILED";
-		snprintf(d->reason, sizeof(d->reason), "the write failed: %s; %" PRIu64 " of %"
-			 PRIu64 " bytes durable", m.error[0] ? m.error : "no error recorded",
-			 d->written, d->length);
-	} else if (!strcmp(m.status, "running")) {
-		d->state = "UNFINISHED";
-		snprintf(d->reason, sizeof(d->reason), "the manifest says running: the writer "
-			 "died (crash, kill, node lost) or is still writing; started %s", m.started);
-	} else if (!strcmp(m.status, "interrupted")) {
-		d->state = "INTERRUPTED";
-		snprintf(d->reason, sizeof(d->reason), "the write was interrupted: %" PRIu64 " of %"
-			 PRIu64 " bytes durable (guac write --resume continues it)", d->written,
-			 d->length);
-	} else if (d->unreadable_sectors) {
-		d->state = "UNREADABLE";
-		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " unreadable and %" PRIu64
-			 " mismatching sectors in the %" PRIu64 " bytes checked%s",
-			 d->unreadable_sectors, d->bad_sectors, d->verified,
-			 fleet_check_note(m.verify_status));
-	} else if (d->bad_sectors) {
-		d->state = "MISMATCH";
-		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " bad sectors in %" PRIu64
-			 " ranges in the %" PRIu64 " bytes checked%s", d->bad_sectors, d->bad_ranges,
-			 d->verified, fleet_check_note(m.verify_status));
-		if (!d->places)
-			snprintf(d->reason + strlen(d->reason), sizeof(d->reason) - strlen(d->reason),
-				 "; their places and classes are not recorded (a check begun "
-				 "under manifest version 3)");
-	} else if (!m.have_verify) {
-		d->state = "UNVERIFIED";
-		snprintf(d->reason, sizeof(d->reason), "written, never checked (guac verify "
-			 "--manifest %s)", path);
-	} else if (strcmp(m.verify_status, "complete") || d->verified != d->written) {
-		d->state = "UNVERIFIED";
-		snprintf(d->reason, sizeof(d->reason), "the check is %s at %" PRIu64 " of %" PRIu64
-			 " bytes, none bad so far (guac verify --resume continues it)",
-			 m.verify_status, d->verified, d->written);
-	} else {
-		/* A complete, clean check: the one trust rule, and this host's re-read. */
-		d->state = guac_record_verdict(&m, d->reason, sizeof(d->reason));
-		d->seen_here = m.identity[0] && guac_ident_here(m.identity);
-	}
+	if (!fleet_row_check(d, &m))
+		return false;
+	fleet_row_verdict(d, &m, path);
 	return true;
 }
 
@@ -997,16 +1020,30 @@ static bool fleet_drop_other_runs(struct guac_fleet *f)
  * one machine holds (a local file), under one running kernel (issue 35, F7:
  * two machines' files at one path are two targets, whatever their names).
  */
+static void fleet_fill_key(const struct guac_fleet_disk *d, struct guac_fill_key *k)
+{
+	*k = (struct guac_fill_key){
+		.origin = d->origin, .stream_offset = d->stream_offset,
+		.device_offset = d->device_offset, .length = d->fill_length,
+		.shard_index = d->shard_index, .shard_count = d->shard_count,
+		.is_file = d->is_file, .target_path = d->target, .serial = d->serial,
+		.wwid = d->wwid, .identity = "",
+	};
+	snprintf(k->machine, sizeof(k->machine), "%s", d->machine);
+}
+
+/*
+ * The report's rule (manifest.h) is the one of every fill: place, target
+ * type, shard count, name and machine. It asks no more: the rows are
+ * counted, not merged, and a part of another layout is still the fill's.
+ */
 static bool fleet_same_fill(const struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
 {
-	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
+	struct guac_fill_key ka, kb;
 
-	return a->shard_count == b->shard_count && a->is_file == b->is_file &&
-	       (!a->machine[0] || !b->machine[0] || !strcmp(a->machine, b->machine)) &&
-	       a->device_offset == b->device_offset && a->fill_length == b->fill_length &&
-	       a->origin == b->origin && a->stream_offset == b->stream_offset &&
-	       (by_id ? !strcmp(a->serial, b->serial) && !strcmp(a->wwid, b->wwid) :
-			!strcmp(a->target, b->target));
+	fleet_fill_key(a, &ka);
+	fleet_fill_key(b, &kb);
+	return guac_fill_same(&ka, &kb, 0, NULL);
 }
 
 static bool fleet_is_part(const struct guac_fleet_disk *d)
@@ -1503,77 +1540,72 @@ static double fleet_x(const struct guac_fleet_disk *d, uint64_t byte)
 	return SVG_LABEL + (extent ? (double)byte / (double)extent * SVG_BAR : 0);
 }
 
-void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
+/* Disk @d's row at @y: its label and state, the target, the fill written and checked, bad ranges. */
+static void fleet_svg_row(FILE *out, const struct guac_fleet_disk *d, unsigned int y)
 {
-	unsigned int i, k, notok = 0;
-	unsigned int height = SVG_TOP + f->n * SVG_ROW + 60;
 	char tgt[4200], label[4500];
+	unsigned int k;
+	bool ok = !strcmp(d->state, "OK");
+	bool real = strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
 
-	for (i = 0; i < f->n; i++)
-		notok += strcmp(f->disk[i].state, "OK") != 0;
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
-		"font-family=\"monospace\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
-		"<text x=\"8\" y=\"20\" font-size=\"14\">guac report: %u disks, %u OK, %u not OK"
-		"</text>\n", SVG_LABEL + SVG_BAR + 20, height, f->n, f->n - notok, notok);
-	for (i = 0; i < f->n; i++) {
-		const struct guac_fleet_disk *d = &f->disk[i];
-		unsigned int y = SVG_TOP + i * SVG_ROW;
-		bool ok = !strcmp(d->state, "OK");
-		bool real = strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
+	fleet_target_text(tgt, sizeof(tgt), d);
+	fprintf(out, "<g><title>");
+	fleet_xml(out, d->host[0] ? d->host : "-");
+	fputc(' ', out);
+	fleet_xml(out, tgt);
+	fprintf(out, ": %s%s", d->state, ok ? "" : ": ");
+	if (!ok)
+		fleet_xml(out, d->reason);
+	fprintf(out, "</title>\n<text x=\"8\" y=\"%u\">", y + 15);
+	/* The label's room: about 46 characters; a long path keeps its end. */
+	snprintf(label, sizeof(label), "%s %s", d->host[0] ? d->host : "-", tgt);
+	fleet_xml(out, strlen(label) > 46 ? "..." : "");
+	fleet_xml(out, strlen(label) > 46 ? label + strlen(label) - 43 : label);
+	fprintf(out, "</text>\n<text x=\"%d\" y=\"%u\" text-anchor=\"end\" fill=\"%s\" "
+		"font-weight=\"bold\">%s</text>\n", SVG_LABEL - 8, y + 15,
+		ok ? "#2ca02c" : "#d62728", d->state);
+	/* The whole target, then its fill: written, checked. */
+	fprintf(out, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"18\" fill=\"%s\" "
+		"stroke=\"%s\"%s/>\n", SVG_LABEL, y + 2, SVG_BAR, real ? "#eeeeee" : "#ffffff",
+		ok ? "#999999" : "#d62728", real ? "" : " stroke-dasharray=\"6,4\"");
+	for (k = 0; real && k < d->nparts; k++) {
+		const struct guac_fleet_part *p = &d->part[k];
 
-		fleet_target_text(tgt, sizeof(tgt), d);
-		fprintf(out, "<g><title>");
-		fleet_xml(out, d->host[0] ? d->host : "-");
-		fputc(' ', out);
-		fleet_xml(out, tgt);
-		fprintf(out, ": %s%s", d->state, ok ? "" : ": ");
-		if (!ok)
-			fleet_xml(out, d->reason);
-		fprintf(out, "</title>\n<text x=\"8\" y=\"%u\">", y + 15);
-		/* The label's room: about 46 characters; a long path keeps its end. */
-		snprintf(label, sizeof(label), "%s %s", d->host[0] ? d->host : "-", tgt);
-		fleet_xml(out, strlen(label) > 46 ? "..." : "");
-		fleet_xml(out, strlen(label) > 46 ? label + strlen(label) - 43 : label);
-		fprintf(out, "</text>\n<text x=\"%d\" y=\"%u\" text-anchor=\"end\" fill=\"%s\" "
-			"font-weight=\"bold\">%s</text>\n", SVG_LABEL - 8, y + 15,
-			ok ? "#2ca02c" : "#d62728", d->state);
-		/* The whole target, then its fill: written, checked. */
-		fprintf(out, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"18\" fill=\"%s\" "
-			"stroke=\"%s\"%s/>\n", SVG_LABEL, y + 2, SVG_BAR, real ? "#eeeeee" : "#ffffff",
-			ok ? "#999999" : "#d62728", real ? "" : " stroke-dasharray=\"6,4\"");
-		for (k = 0; real && k < d->nparts; k++) {
-			const struct guac_fleet_part *p = &d->part[k];
-
-			if (p->done)
-				fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
-					"fill=\"#c6dbef\"/>\n", fleet_x(d, p->device_offset), y + 2,
-					fleet_x(d, p->device_offset + p->done) -
-					fleet_x(d, p->device_offset));
-			if (p->verified)
-				fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
-					"fill=\"#a1d99b\"/>\n", fleet_x(d, p->device_offset), y + 2,
-					fleet_x(d, p->device_offset + p->verified) -
-					fleet_x(d, p->device_offset));
-		}
-		/* Bad ranges at least 2 pixels wide, so that one sector of a large disk shows. */
-		for (k = 0; real && k < d->nbad; k++) {
-			const struct guac_manifest_bad *b = &d->bad[k];
-			double x = fleet_x(d, b->device_offset);
-			double wd = fleet_x(d, b->device_offset + b->length) - x;
-
+		if (p->done)
 			fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
-				"fill=\"%s\"><title>%s %s: device bytes %" PRIu64 "-%" PRIu64
-				"</title></rect>\n", x, y + 2, wd < 2 ? 2 : wd, fleet_colour(b),
-				b->unreadable ? "unreadable" : "mismatch", b->cls, b->device_offset,
-				b->device_offset + b->length - 1);
-		}
-		if (real && d->bad_ranges > d->nbad)
-			fprintf(out, "<text x=\"%d\" y=\"%u\" font-size=\"10\">+%" PRIu64
-				" ranges not drawn</text>\n", SVG_LABEL + SVG_BAR - 130, y + 15,
-				d->bad_ranges - d->nbad);
-		fputs("</g>\n", out);
+				"fill=\"#c6dbef\"/>\n", fleet_x(d, p->device_offset), y + 2,
+				fleet_x(d, p->device_offset + p->done) -
+				fleet_x(d, p->device_offset));
+		if (p->verified)
+			fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
+				"fill=\"#a1d99b\"/>\n", fleet_x(d, p->device_offset), y + 2,
+				fleet_x(d, p->device_offset + p->verified) -
+				fleet_x(d, p->device_offset));
 	}
+	/* Bad ranges at least 2 pixels wide, so that one sector of a large disk shows. */
+	for (k = 0; real && k < d->nbad; k++) {
+		const struct guac_manifest_bad *b = &d->bad[k];
+		double x = fleet_x(d, b->device_offset);
+		double wd = fleet_x(d, b->device_offset + b->length) - x;
+
+		fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
+			"fill=\"%s\"><title>%s %s: device bytes %" PRIu64 "-%" PRIu64
+			"</title></rect>\n", x, y + 2, wd < 2 ? 2 : wd, fleet_colour(b),
+			b->unreadable ? "unreadable" : "mismatch", b->cls, b->device_offset,
+			b->device_offset + b->length - 1);
+	}
+	if (real && d->bad_ranges > d->nbad)
+		fprintf(out, "<text x=\"%d\" y=\"%u\" font-size=\"10\">+%" PRIu64
+			" ranges not drawn</text>\n", SVG_LABEL + SVG_BAR - 130, y + 15,
+			d->bad_ranges - d->nbad);
+	fputs("</g>\n", out);
+}
+
+/* The legend at the foot of a picture @height pixels tall. */
+static void fleet_svg_legend(FILE *out, unsigned int height)
+{
+	unsigned int k;
+
 	/* The legend: ten entries of up to 13 characters (about 80 pixels) across the width. */
 	for (k = 0; k < sizeof(fleet_legend) / sizeof(fleet_legend[0]); k++)
 		fprintf(out, "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
@@ -1587,6 +1619,23 @@ void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
 		"stroke=\"#999999\"/><text x=\"342\" y=\"%u\" font-size=\"10\">not written"
 		"</text>\n</svg>\n",
 		height - 24, height - 15, height - 24, height - 15, height - 24, height - 15);
+}
+
+void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
+{
+	unsigned int i, notok = 0;
+	unsigned int height = SVG_TOP + f->n * SVG_ROW + 60;
+
+	for (i = 0; i < f->n; i++)
+		notok += strcmp(f->disk[i].state, "OK") != 0;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
+		"font-family=\"monospace\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
+		"<text x=\"8\" y=\"20\" font-size=\"14\">guac report: %u disks, %u OK, %u not OK"
+		"</text>\n", SVG_LABEL + SVG_BAR + 20, height, f->n, f->n - notok, notok);
+	for (i = 0; i < f->n; i++)
+		fleet_svg_row(out, &f->disk[i], SVG_TOP + i * SVG_ROW);
+	fleet_svg_legend(out, height);
 }
 
 void guac_fleet_free(struct guac_fleet *f)

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <openssl/evp.h>
+#include "identity.h"
 #include "json.h"
 #include "manifest.h"
 #include "shard.h"
@@ -269,44 +270,59 @@ static bool mf_decode_places(struct mf_ctx *c, const struct json *v, struct guac
 	return true;
 }
 
-static bool mf_status_ok(const char *s, bool verify, unsigned int version)
+static const char *const mf_status_names[] = {
+	[GUAC_STATUS_NONE] = "", [GUAC_STATUS_RUNNING] = "running",
+	[GUAC_STATUS_COMPLETE] = "complete", [GUAC_STATUS_INTERRUPTED] = "interrupted",
+	[GUAC_STATUS_FAILED] = "failed", [GUAC_STATUS_PARTIAL] = "partial",
+};
+
+const char *guac_fill_status_name(enum guac_fill_status s)
 {
-	return !strcmp(s, "complete") || !strcmp(s, "interrupted") ||
-	       ((!verify || version >= 3) && !strcmp(s, "running")) ||
-	       (!verify && !strcmp(s, "failed")) ||
-	       (verify && version >= 7 && !strcmp(s, "partial"));
+	return (unsigned int)s < sizeof(mf_status_names) / sizeof(mf_status_names[0]) ?
+	       mf_status_names[s] : "";
 }
 
-static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_manifest *m,
-		      char *checksum, size_t checksum_size)
+bool guac_fill_status_parse(const char *name, enum guac_fill_status *s)
 {
-	static const char *const top_keys[] = {
-		"format", "version", "tool", "tool_version", "stream_version", "origin",
-		"stream_offset", "device_offset", "length", "block_size", "sector_size",
-		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
-		"seconds", "ranges", "history", "verify", "checksum", "host", "run", NULL };
-	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid",
-						   "identity", NULL };
-	static const char *const shard_keys[] = { "index", "count", NULL };
-	static const char *const range_keys[] = { "device_offset", "stream_offset", "length",
-						  "done", "verified", NULL };
-	static const char *const hist_keys[] = { "origin", "stream_offset", "device_offset",
-						 "length", "finished", NULL };
-	static const char *const verify_keys[] = { "status", "bad_sectors",
-						   "unreadable_sectors", "target_stamp", NULL };
-	static const char *const verify_keys_v4[] = { "status", "bad_sectors",
-						      "unreadable_sectors", "target_stamp",
-						      "bad_ranges", "classes", "bad", NULL };
-	static const char *const verify_keys_v2[] = { "status", "bad_sectors",
-						      "unreadable_sectors", NULL };
-	const struct json *t, *v, *e;
-	char fmt[32], tool[16];
+	unsigned int i;
+
+	for (i = GUAC_STATUS_RUNNING; i < sizeof(mf_status_names) / sizeof(mf_status_names[0]); i++) {
+		if (!strcmp(name, mf_status_names[i])) {
+			*s = (enum guac_fill_status)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The status word @s read as the fill's (or, @verify, its record's), as @version has them. */
+static bool mf_status_ok(const char *s, bool verify, unsigned int version,
+			 enum guac_fill_status *out)
+{
+	if (!guac_fill_status_parse(s, out))
+		return false;
+	switch (*out) {
+	case GUAC_STATUS_COMPLETE:
+	case GUAC_STATUS_INTERRUPTED:
+		return true;
+	case GUAC_STATUS_RUNNING:
+		return !verify || version >= 3;
+	case GUAC_STATUS_FAILED:
+		return !verify;
+	case GUAC_STATUS_PARTIAL:
+		return verify && version >= 7;
+	default:
+		return false;
+	}
+}
+
+/* "format", "version" and "checksum" first: a newer manifest gets the message that helps. */
+static bool mf_decode_version(struct mf_ctx *c, const struct json *root, struct guac_manifest *m,
+			      char *checksum, size_t checksum_size)
+{
+	char fmt[32];
 	uint64_t version;
 
-	memset(m, 0, sizeof(*m));
-	if (root->type != JSON_OBJECT)
-		return mf_fail(c, "not a JSON object");
-	/* Format and version first: a newer manifest gets the message that helps. */
 	if (!mf_str(c, root, "format", fmt, sizeof(fmt), false) || strcmp(fmt, GUAC_MANIFEST_FORMAT))
 		return mf_fail(c, "\"format\" is not \"%s\": not a guac manifest", GUAC_MANIFEST_FORMAT);
 	if (!mf_u64(c, root, "version", &version))
@@ -326,8 +342,19 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 		return mf_fail(c, "missing field \"checksum\": a version %d manifest carries the "
 			       "SHA-256 of its fields; without it an edit cannot be detected",
 			       GUAC_MANIFEST_VERSION);
-	if (!mf_str(c, root, "checksum", checksum, checksum_size, false))
-		return false;
+	return mf_str(c, root, "checksum", checksum, checksum_size, false);
+}
+
+/* The top level's own fields: the fill, its writer and its outcome. */
+static bool mf_decode_fill(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
+{
+	static const char *const top_keys[] = {
+		"format", "version", "tool", "tool_version", "stream_version", "origin",
+		"stream_offset", "device_offset", "length", "block_size", "sector_size",
+		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
+		"seconds", "ranges", "history", "verify", "checksum", "host", "run", NULL };
+	char tool[16], status[16];
+
 	/* "host" came with version 4. */
 	if (m->version < 4 && mf_get(root, "host"))
 		return mf_fail(c, "unknown field \"host\" in the manifest (version %u has none)",
@@ -349,7 +376,7 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 	    !mf_u64(c, root, "block_size", &m->block_size) ||
 	    !mf_uint(c, root, "sector_size", &m->sector_size) ||
 	    !mf_bool(c, root, "direct", &m->direct) || !mf_bool(c, root, "sync", &m->sync) ||
-	    !mf_str(c, root, "status", m->status, sizeof(m->status), false) ||
+	    !mf_str(c, root, "status", status, sizeof(status), false) ||
 	    !mf_str(c, root, "error", m->error, sizeof(m->error), true) ||
 	    !mf_str(c, root, "started", m->started, sizeof(m->started), false) ||
 	    !mf_str(c, root, "finished", m->finished, sizeof(m->finished), true) ||
@@ -360,10 +387,19 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 	if (m->stream_version != GUAC_STREAM_VERSION)
 		return mf_fail(c, "stream version %u is not this guac's (%d)", m->stream_version,
 			       GUAC_STREAM_VERSION);
-	if (!mf_status_ok(m->status, false, m->version))
-		return mf_fail(c, "unknown status \"%s\"", m->status);
+	if (!mf_status_ok(status, false, m->version, &m->status))
+		return mf_fail(c, "unknown status \"%s\"", status);
+	return true;
+}
 
-	t = mf_typed(c, root, "target", JSON_OBJECT);
+/* "target" and "shard": what was filled, and which part of the fill this is. */
+static bool mf_decode_target(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
+{
+	static const char *const target_keys[] = { "path", "type", "size", "serial", "wwid",
+						   "identity", NULL };
+	static const char *const shard_keys[] = { "index", "count", NULL };
+	const struct json *t = mf_typed(c, root, "target", JSON_OBJECT);
+
 	if (!t || !mf_known_keys(c, t, "\"target\"", target_keys) ||
 	    !mf_str(c, t, "path", m->target_path, sizeof(m->target_path), false) ||
 	    !mf_str(c, t, "type", m->target_type, sizeof(m->target_type), false) ||
@@ -382,11 +418,17 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 			       m->target_type);
 
 	t = mf_typed(c, root, "shard", JSON_OBJECT);
-	if (!t || !mf_known_keys(c, t, "\"shard\"", shard_keys) ||
-	    !mf_uint(c, t, "index", &m->shard_index) || !mf_uint(c, t, "count", &m->shard_count))
-		return false;
+	return t && mf_known_keys(c, t, "\"shard\"", shard_keys) &&
+	       mf_uint(c, t, "index", &m->shard_index) && mf_uint(c, t, "count", &m->shard_count);
+}
 
-	t = mf_typed(c, root, "ranges", JSON_ARRAY);
+/* "ranges": the jobs' parts, what each has written and verified. */
+static bool mf_decode_ranges(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
+{
+	static const char *const range_keys[] = { "device_offset", "stream_offset", "length",
+						  "done", "verified", NULL };
+	const struct json *t = mf_typed(c, root, "ranges", JSON_ARRAY), *e;
+
 	if (!t)
 		return false;
 	for (e = t->child; e; e = e->next) {
@@ -404,8 +446,16 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 			return false;
 		m->nranges++;
 	}
+	return true;
+}
 
-	t = mf_typed(c, root, "history", JSON_ARRAY);
+/* "history": the earlier fills of the target. */
+static bool mf_decode_history(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
+{
+	static const char *const hist_keys[] = { "origin", "stream_offset", "device_offset",
+						 "length", "finished", NULL };
+	const struct json *t = mf_typed(c, root, "history", JSON_ARRAY), *e;
+
 	if (!t)
 		return false;
 	for (e = t->child; e; e = e->next) {
@@ -424,27 +474,53 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 			return false;
 		m->nhistory++;
 	}
+	return true;
+}
 
-	v = mf_get(root, "verify");
+/* "verify": guac verify's record, or null. */
+static bool mf_decode_verify(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
+{
+	static const char *const verify_keys[] = { "status", "bad_sectors",
+						   "unreadable_sectors", "target_stamp", NULL };
+	static const char *const verify_keys_v4[] = { "status", "bad_sectors",
+						      "unreadable_sectors", "target_stamp",
+						      "bad_ranges", "classes", "bad", NULL };
+	static const char *const verify_keys_v2[] = { "status", "bad_sectors",
+						      "unreadable_sectors", NULL };
+	const struct json *v = mf_get(root, "verify");
+	char status[16];
+
 	if (!v)
 		return mf_fail(c, "missing field \"verify\"");
-	if (v->type == JSON_OBJECT) {
-		m->have_verify = true;
-		if (!mf_known_keys(c, v, "\"verify\"", m->version >= 4 ? verify_keys_v4 :
-				   m->version >= 3 ? verify_keys : verify_keys_v2) ||
-		    !mf_str(c, v, "status", m->verify_status, sizeof(m->verify_status), false) ||
-		    !mf_u64(c, v, "bad_sectors", &m->verify_bad_sectors) ||
-		    !mf_u64(c, v, "unreadable_sectors", &m->verify_unreadable_sectors) ||
-		    (m->version >= 3 && !mf_str(c, v, "target_stamp", m->verify_stamp,
-						sizeof(m->verify_stamp), true)) ||
-		    (m->version >= 4 && !mf_decode_places(c, v, m)))
-			return false;
-		if (!mf_status_ok(m->verify_status, true, m->version))
-			return mf_fail(c, "unknown verify status \"%s\"", m->verify_status);
-	} else if (v->type != JSON_NULL) {
+	if (v->type == JSON_NULL)
+		return true;
+	if (v->type != JSON_OBJECT)
 		return mf_fail(c, "field \"verify\" must be an object or null");
-	}
+	m->have_verify = true;
+	if (!mf_known_keys(c, v, "\"verify\"", m->version >= 4 ? verify_keys_v4 :
+			   m->version >= 3 ? verify_keys : verify_keys_v2) ||
+	    !mf_str(c, v, "status", status, sizeof(status), false) ||
+	    !mf_u64(c, v, "bad_sectors", &m->verify_bad_sectors) ||
+	    !mf_u64(c, v, "unreadable_sectors", &m->verify_unreadable_sectors) ||
+	    (m->version >= 3 && !mf_str(c, v, "target_stamp", m->verify_stamp,
+					sizeof(m->verify_stamp), true)) ||
+	    (m->version >= 4 && !mf_decode_places(c, v, m)))
+		return false;
+	if (!mf_status_ok(status, true, m->version, &m->verify_status))
+		return mf_fail(c, "unknown verify status \"%s\"", status);
 	return true;
+}
+
+static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_manifest *m,
+		      char *checksum, size_t checksum_size)
+{
+	memset(m, 0, sizeof(*m));
+	if (root->type != JSON_OBJECT)
+		return mf_fail(c, "not a JSON object");
+	return mf_decode_version(c, root, m, checksum, checksum_size) &&
+	       mf_decode_fill(c, root, m) && mf_decode_target(c, root, m) &&
+	       mf_decode_ranges(c, root, m) && mf_decode_history(c, root, m) &&
+	       mf_decode_verify(c, root, m);
 }
 
 uint64_t guac_manifest_ranges_length(const struct guac_manifest *m)
@@ -467,33 +543,17 @@ uint64_t guac_manifest_done(const struct guac_manifest *m)
 	return sum;
 }
 
-bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t size)
+#define MF_BAD(...) do { snprintf(why, size, __VA_ARGS__); return false; } while (0)
+
+/* The ranges tile exactly this shard's part, in order, with no gap or overlap. */
+static bool mf_ranges_consistent(const struct guac_manifest *m, char *why, size_t size)
 {
 	struct guac_shard shard = { m->shard_index, m->shard_count, "the manifest" };
 	uint64_t start, end, pos, want;
 	unsigned int i;
 
-#define MF_BAD(...) do { snprintf(why, size, __VA_ARGS__); return false; } while (0)
-	if (m->sector_size < 512 || m->sector_size > 65536 || (m->sector_size & (m->sector_size - 1)))
-		MF_BAD("sector_size %u is not a power of two from 512 to 65536", m->sector_size);
-	if (!m->block_size || m->block_size % m->sector_size || m->block_size > GUAC_IO_MAX_BS)
-		MF_BAD("block_size %" PRIu64 " is not a multiple of the sector size up to 64 MiB",
-		       m->block_size);
-	if (!m->shard_count || m->shard_index >= m->shard_count)
-		MF_BAD("shard %u/%u is not K/N with K < N", m->shard_index, m->shard_count);
-	/* guac never splits a fill further; merge sizes its bookkeeping by it. */
-	if (m->shard_count > GUAC_SHARD_MAX)
-		MF_BAD("shard count %u is above %u", m->shard_count, GUAC_SHARD_MAX);
-	if (m->device_offset + m->length < m->device_offset)
-		MF_BAD("device_offset + length overflows");
-	/* A file's size is the one after the fill, which may have ended early. */
-	if (m->target_size && m->device_offset + m->length > m->target_size &&
-	    strcmp(m->target_type, "file"))
-		MF_BAD("the fill (bytes %" PRIu64 " to %" PRIu64 ") ends past the target's size %"
-		       PRIu64, m->device_offset, m->device_offset + m->length, m->target_size);
 	if (!m->nranges && m->length)
 		MF_BAD("no ranges");
-	/* The ranges tile exactly this shard's part, in order, with no gap or overlap. */
 	guac_shard_range(&shard, m->length, m->sector_size, &start, &end);
 	pos = m->device_offset + start;
 	for (i = 0; i < m->nranges; i++) {
@@ -526,21 +586,29 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 		MF_BAD("the ranges cover %" PRIu64 " bytes but shard %u/%u of length %" PRIu64
 		       " is %" PRIu64 " bytes", guac_manifest_ranges_length(m), m->shard_index,
 		       m->shard_count, m->length, end - start);
-	if (!strcmp(m->status, "complete") && guac_manifest_done(m) != end - start)
+	if (m->status == GUAC_STATUS_COMPLETE && guac_manifest_done(m) != end - start)
 		MF_BAD("status is complete but only %" PRIu64 " of %" PRIu64 " bytes are done",
 		       guac_manifest_done(m), end - start);
-	/*
-	 * Verify progress needs its record (version 2 merges kept "verified"
-	 * without one: such a manifest's progress is ignored, not refused), and
-	 * a complete check has verified every done byte.
-	 */
+	return true;
+}
+
+/*
+ * Verify progress needs its record (version 2 merges kept "verified"
+ * without one: such a manifest's progress is ignored, not refused), and
+ * a complete check has verified every done byte.
+ */
+static bool mf_record_consistent(const struct guac_manifest *m, char *why, size_t size)
+{
+	uint64_t pos;
+	unsigned int i;
+
 	for (i = 0; m->version >= 3 && i < m->nranges; i++) {
 		const struct guac_manifest_range *r = &m->range[i];
 
 		if (r->verified && !m->have_verify)
 			MF_BAD("range %u: verified %" PRIu64 " without a verify record", i,
 			       r->verified);
-		if (m->have_verify && !strcmp(m->verify_status, "complete") &&
+		if (m->have_verify && m->verify_status == GUAC_STATUS_COMPLETE &&
 		    r->verified != r->done)
 			MF_BAD("the verify record is complete but range %u has %" PRIu64 " of %"
 			       PRIu64 " done bytes verified", i, r->verified, r->done);
@@ -561,9 +629,31 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 			       b->length);
 		pos = b->device_offset + b->length;
 	}
-#undef MF_BAD
 	return true;
 }
+
+bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t size)
+{
+	if (m->sector_size < 512 || m->sector_size > 65536 || (m->sector_size & (m->sector_size - 1)))
+		MF_BAD("sector_size %u is not a power of two from 512 to 65536", m->sector_size);
+	if (!m->block_size || m->block_size % m->sector_size || m->block_size > GUAC_IO_MAX_BS)
+		MF_BAD("block_size %" PRIu64 " is not a multiple of the sector size up to 64 MiB",
+		       m->block_size);
+	if (!m->shard_count || m->shard_index >= m->shard_count)
+		MF_BAD("shard %u/%u is not K/N with K < N", m->shard_index, m->shard_count);
+	/* guac never splits a fill further; merge sizes its bookkeeping by it. */
+	if (m->shard_count > GUAC_SHARD_MAX)
+		MF_BAD("shard count %u is above %u", m->shard_count, GUAC_SHARD_MAX);
+	if (m->device_offset + m->length < m->device_offset)
+		MF_BAD("device_offset + length overflows");
+	/* A file's size is the one after the fill, which may have ended early. */
+	if (m->target_size && m->device_offset + m->length > m->target_size &&
+	    strcmp(m->target_type, "file"))
+		MF_BAD("the fill (bytes %" PRIu64 " to %" PRIu64 ") ends past the target's size %"
+		       PRIu64, m->device_offset, m->device_offset + m->length, m->target_size);
+	return mf_ranges_consistent(m, why, size) && mf_record_consistent(m, why, size);
+}
+#undef MF_BAD
 
 static bool mf_checksum(const struct guac_manifest *m, unsigned int version, char *out,
 			size_t size);
@@ -638,6 +728,97 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 	json_free(root);
 	free(text);
 	return ok;
+}
+
+void guac_fill_key_of(const struct guac_manifest *m, struct guac_fill_key *k)
+{
+	*k = (struct guac_fill_key){
+		.origin = m->origin, .stream_offset = m->stream_offset,
+		.device_offset = m->device_offset, .length = m->length,
+		.block_size = m->block_size, .target_size = m->target_size,
+		.sector_size = m->sector_size, .shard_index = m->shard_index,
+		.shard_count = m->shard_count, .is_file = !strcmp(m->target_type, "file"),
+		.direct = m->direct, .target_path = m->target_path, .serial = m->serial,
+		.wwid = m->wwid, .identity = m->identity,
+	};
+	guac_ident_machine(m->identity, k->machine, sizeof(k->machine));
+}
+
+/* True, with @d naming field @f and both values, when they differ. */
+static bool mf_fill_num(struct guac_fill_diff *d, enum guac_fill_field f, uint64_t a, uint64_t b)
+{
+	if (a == b)
+		return false;
+	d->field = f;
+	d->a = a;
+	d->b = b;
+	return true;
+}
+
+static bool mf_fill_str(struct guac_fill_diff *d, enum guac_fill_field f, const char *a,
+			const char *b)
+{
+	if (!strcmp(a, b))
+		return false;
+	d->field = f;
+	d->sa = a;
+	d->sb = b;
+	return true;
+}
+
+bool guac_fill_same(const struct guac_fill_key *a, const struct guac_fill_key *b,
+		    unsigned int flags, struct guac_fill_diff *d)
+{
+	/* A file is named by its path (its serial is its disk's); a device by its serial and WWN. */
+	bool by_id = !a->is_file && (a->serial[0] || a->wwid[0]);
+	struct guac_fill_diff scratch;
+
+	if (!d)
+		d = &scratch;
+	*d = (struct guac_fill_diff){ .field = GUAC_FILL_SAME, .sa = "", .sb = "" };
+	if (mf_fill_num(d, GUAC_FILL_ORIGIN, a->origin, b->origin) ||
+	    mf_fill_num(d, GUAC_FILL_STREAM_OFFSET, a->stream_offset, b->stream_offset) ||
+	    mf_fill_num(d, GUAC_FILL_DEVICE_OFFSET, a->device_offset, b->device_offset) ||
+	    mf_fill_num(d, GUAC_FILL_LENGTH, a->length, b->length) ||
+	    ((flags & GUAC_FILL_SAME_LAYOUT) &&
+	     (mf_fill_num(d, GUAC_FILL_SECTOR_SIZE, a->sector_size, b->sector_size) ||
+	      mf_fill_num(d, GUAC_FILL_BLOCK_SIZE, a->block_size, b->block_size))) ||
+	    ((flags & GUAC_FILL_SAME_SIZE) && !a->is_file &&
+	     mf_fill_num(d, GUAC_FILL_TARGET_SIZE, a->target_size, b->target_size)) ||
+	    mf_fill_num(d, GUAC_FILL_TARGET_TYPE, a->is_file, b->is_file) ||
+	    ((by_id || (flags & GUAC_FILL_SAME_DISK)) &&
+	     (mf_fill_str(d, GUAC_FILL_SERIAL, a->serial, b->serial) ||
+	      mf_fill_str(d, GUAC_FILL_WWID, a->wwid, b->wwid))) ||
+	    mf_fill_num(d, GUAC_FILL_SHARD_COUNT, a->shard_count, b->shard_count) ||
+	    ((flags & GUAC_FILL_SAME_PART) &&
+	     mf_fill_num(d, GUAC_FILL_SHARD_INDEX, a->shard_index, b->shard_index)) ||
+	    ((!by_id || (flags & GUAC_FILL_SAME_PATH)) &&
+	     mf_fill_str(d, GUAC_FILL_TARGET_PATH, a->target_path, b->target_path)) ||
+	    /* A target only one machine holds (a local file, issue 35 F7): on one machine. */
+	    (!(flags & GUAC_FILL_SAME_IDENTITY) && a->machine[0] && b->machine[0] &&
+	     mf_fill_str(d, GUAC_FILL_MACHINE, a->machine, b->machine)) ||
+	    ((flags & GUAC_FILL_SAME_IO_MODE) &&
+	     mf_fill_num(d, GUAC_FILL_IO_MODE, a->direct, b->direct)))
+		return false;
+	/* Another target (identity.h): a part on another host's local file system, too. */
+	if ((flags & GUAC_FILL_SAME_IDENTITY) && a->identity[0] && b->identity[0] &&
+	    !guac_ident_part_diff(a->identity, b->identity, d->why, sizeof(d->why))) {
+		d->field = GUAC_FILL_IDENTITY;
+		d->sa = a->identity;
+		d->sb = b->identity;
+		return false;
+	}
+	return true;
+}
+
+bool guac_manifest_same_fill(const struct guac_manifest *a, const struct guac_manifest *b,
+			     unsigned int flags, struct guac_fill_diff *d)
+{
+	struct guac_fill_key ka, kb;
+
+	guac_fill_key_of(a, &ka);
+	guac_fill_key_of(b, &kb);
+	return guac_fill_same(&ka, &kb, flags, d);
 }
 
 void guac_manifest_now(char *buf, size_t size)
@@ -722,7 +903,7 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 		mf_nullable(f, m->identity);
 	}
 	fprintf(f, "},\n  \"shard\": {\"index\": %u, \"count\": %u},\n  \"status\": \"%s\",\n"
-		"  \"error\": ", m->shard_index, m->shard_count, m->status);
+		"  \"error\": ", m->shard_index, m->shard_count, guac_fill_status_name(m->status));
 	mf_nullable(f, m->error);
 	fputs(",\n  \"started\": ", f);
 	guac_json_string(f, m->started);
@@ -747,7 +928,7 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 	fputs(m->nhistory ? "\n  ],\n  \"verify\": " : "],\n  \"verify\": ", f);
 	if (m->have_verify) {
 		fprintf(f, "{\"status\": \"%s\", \"bad_sectors\": %" PRIu64
-			", \"unreadable_sectors\": %" PRIu64, m->verify_status,
+			", \"unreadable_sectors\": %" PRIu64, guac_fill_status_name(m->verify_status),
 			m->verify_bad_sectors, m->verify_unreadable_sectors);
 		if (version >= 3) {
 			fputs(", \"target_stamp\": ", f);
@@ -808,9 +989,9 @@ static const char *mf_bad_string(const struct guac_manifest *m)
 		{ "target.path", m->target_path },
 		{ "target.type", m->target_type }, { "target.serial", m->serial },
 		{ "target.wwid", m->wwid }, { "target.identity", m->identity },
-		{ "status", m->status }, { "error", m->error },
+		{ "error", m->error },
 		{ "started", m->started }, { "finished", m->finished },
-		{ "verify.status", m->verify_status }, { "verify.target_stamp", m->verify_stamp },
+		{ "verify.target_stamp", m->verify_stamp },
 	};
 	unsigned int i;
 

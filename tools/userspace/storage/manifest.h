@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "io_engine.h"
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
@@ -62,6 +63,28 @@ extern const char *const guac_manifest_class_names[GUAC_MANIFEST_NCLASSES];
 /* Whether a manifest of @version knows class @i (MISDIRECTED and WRAPPED came with 5). */
 bool guac_manifest_class_in(unsigned int i, unsigned int version);
 
+/*
+ * A fill's status, and its verify record's: "running" (from before the first
+ * byte; a writer or check killed mid-way leaves it), "complete",
+ * "interrupted", "failed" (a write only) and "partial" (a check of part of
+ * the fill, version 7: a record only). The JSON keeps the words
+ * (guac_fill_status_name()); GUAC_STATUS_NONE is a record never made, "".
+ */
+enum guac_fill_status {
+	GUAC_STATUS_NONE,
+	GUAC_STATUS_RUNNING,
+	GUAC_STATUS_COMPLETE,
+	GUAC_STATUS_INTERRUPTED,
+	GUAC_STATUS_FAILED,
+	GUAC_STATUS_PARTIAL,
+};
+
+/* The JSON word of @s ("running" ...; "" for none). */
+const char *guac_fill_status_name(enum guac_fill_status s);
+
+/* The status the word @name is; false for a word that is none (nor ""). */
+bool guac_fill_status_parse(const char *name, enum guac_fill_status *s);
+
 /* An earlier write to the same target, kept to name stale data. */
 struct guac_manifest_history {
 	uint64_t origin, stream_offset, device_offset, length;
@@ -87,7 +110,7 @@ struct guac_manifest {
 	char serial[256], wwid[256];	/* empty when not exposed */
 	char identity[1024];		/* identity.h (version 6); empty: not recorded */
 	unsigned int shard_index, shard_count;
-	char status[16];		/* "running", "complete", "interrupted", "failed" */
+	enum guac_fill_status status;	/* running, complete, interrupted or failed */
 	char error[128];		/* strerror of the failure, or empty */
 	char started[32], finished[32];	/* UTC, ISO 8601 */
 	double seconds;
@@ -103,7 +126,7 @@ struct guac_manifest {
 	 * (guac_target_stamp()), so that a target changed since voids it.
 	 */
 	bool have_verify;
-	char verify_status[16];
+	enum guac_fill_status verify_status;	/* running, complete, interrupted or partial */
 	uint64_t verify_bad_sectors, verify_unreadable_sectors;
 	char verify_stamp[256];		/* empty: unknown (version 2), never trusted */
 	/*
@@ -119,6 +142,109 @@ struct guac_manifest {
 	struct guac_manifest_bad verify_bad[GUAC_MANIFEST_MAX_BAD];
 	uint64_t verify_classes[GUAC_MANIFEST_NCLASSES];
 };
+
+/*
+ * "Is this the same fill?": asked when a write resumes an old manifest, when
+ * merge joins the shards' parts, and when a report counts a sharded fill's
+ * shards. A fill is its stream's place (origin, stream and device offsets,
+ * length) on one target, split into shard_count parts. A key holds what the
+ * rule reads, taken from a manifest (guac_fill_key_of()) or built by a caller
+ * that has no manifest (a report's row, a write's arguments); its strings are
+ * borrowed, never NULL.
+ */
+struct guac_fill_key {
+	uint64_t origin, stream_offset, device_offset, length;
+	uint64_t block_size, target_size;
+	unsigned int sector_size;
+	unsigned int shard_index, shard_count;
+	bool is_file;			/* a regular file: named by its path */
+	bool direct;			/* written with O_DIRECT */
+	const char *target_path, *serial, *wwid;
+	const char *identity;		/* identity.h; "": not recorded */
+	char machine[64];		/* guac_ident_machine(): "" when any host's */
+};
+
+/*
+ * What the callers differ in, each explicit. Every rule compares the fill's
+ * place, the target's type, the shard count and the target's name: a block
+ * device by its serial and WWN when it has either, else (and a file always)
+ * by its path, and the machine a target only one machine holds is on.
+ */
+enum {
+	/* Sector and block size: parts merged into one manifest must share them. */
+	GUAC_FILL_SAME_LAYOUT = 1 << 0,
+	/* A block device's size (a file's grows as its parts land: never compared). */
+	GUAC_FILL_SAME_SIZE = 1 << 1,
+	/*
+	 * A file's disk (its serial and WWN) too, and a device's serial and WWN
+	 * even when one side has neither: merge keeps one serial for the whole.
+	 */
+	GUAC_FILL_SAME_DISK = 1 << 2,
+	/* The shard index: the same part of the fill (a resume), not another part of it. */
+	GUAC_FILL_SAME_PART = 1 << 3,
+	/*
+	 * The whole identity (guac_ident_part_diff(), both recorded) rather than
+	 * the machine alone: what merge writes as one target must be one.
+	 */
+	GUAC_FILL_SAME_IDENTITY = 1 << 4,
+	/* The path even of a device named by serial, and the I/O mode: a resume's target. */
+	GUAC_FILL_SAME_PATH = 1 << 5,
+	GUAC_FILL_SAME_IO_MODE = 1 << 6,
+};
+
+/*
+ * The callers' rules. guac report (fleet.c) asks nothing more (0): it counts
+ * a sharded fill's parts, it writes nothing of them. guac manifest merge
+ * writes the parts as one manifest: they must share all it keeps.
+ * guac write --resume continues the same part on the same target, opened the
+ * same way (cmd_write.c's write_resume_differs() is to build its key from
+ * its arguments and the open target, with the recorded origin when none is
+ * given and no machine: the identity check follows it).
+ */
+#define GUAC_FILL_MERGE (GUAC_FILL_SAME_LAYOUT | GUAC_FILL_SAME_SIZE | GUAC_FILL_SAME_DISK | \
+			 GUAC_FILL_SAME_IDENTITY)
+#define GUAC_FILL_RESUME (GUAC_FILL_SAME_LAYOUT | GUAC_FILL_SAME_DISK | GUAC_FILL_SAME_PART | \
+			  GUAC_FILL_SAME_PATH | GUAC_FILL_SAME_IO_MODE)
+
+/* The field that differs first, in this order (none: GUAC_FILL_SAME). */
+enum guac_fill_field {
+	GUAC_FILL_SAME,
+	GUAC_FILL_ORIGIN,
+	GUAC_FILL_STREAM_OFFSET,
+	GUAC_FILL_DEVICE_OFFSET,
+	GUAC_FILL_LENGTH,
+	GUAC_FILL_SECTOR_SIZE,
+	GUAC_FILL_BLOCK_SIZE,
+	GUAC_FILL_TARGET_SIZE,
+	GUAC_FILL_TARGET_TYPE,
+	GUAC_FILL_SERIAL,
+	GUAC_FILL_WWID,
+	GUAC_FILL_SHARD_COUNT,
+	GUAC_FILL_SHARD_INDEX,
+	GUAC_FILL_TARGET_PATH,
+	GUAC_FILL_MACHINE,
+	GUAC_FILL_IO_MODE,
+	GUAC_FILL_IDENTITY,
+};
+
+/* What differs, with both sides' values, for the caller to word. */
+struct guac_fill_diff {
+	enum guac_fill_field field;
+	uint64_t a, b;			/* the numbers (a type, a mode: 0 or 1) */
+	const char *sa, *sb;		/* the strings (serial, WWN, path, machine) */
+	char why[512];			/* GUAC_FILL_IDENTITY: guac_ident_part_diff()'s words */
+};
+
+/* The key of @m's fill (borrowing @m's strings). */
+void guac_fill_key_of(const struct guac_manifest *m, struct guac_fill_key *k);
+
+/* Whether @a and @b are one fill under the rule @flags (GUAC_FILL_SAME_*); @d says where not. */
+bool guac_fill_same(const struct guac_fill_key *a, const struct guac_fill_key *b,
+		    unsigned int flags, struct guac_fill_diff *d);
+
+/* guac_fill_same() of two manifests' fills. */
+bool guac_manifest_same_fill(const struct guac_manifest *a, const struct guac_manifest *b,
+			     unsigned int flags, struct guac_fill_diff *d);
 
 /* Now as "2026-11-23T19:30:00Z". */
 void guac_manifest_now(char *buf, size_t size);

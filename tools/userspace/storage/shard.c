@@ -2,7 +2,6 @@
 /* Shard selection and shard ranges (shard.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include "shard.h"
 #include "util.h"
@@ -32,74 +31,90 @@ static bool guac_shard_check(struct guac_shard *s)
 	return true;
 }
 
-bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_arg)
+static bool guac_shard_set(const char *v)
 {
-	const char *env;
+	return v && *v;
+}
 
+/* --shard K/N. */
+static bool guac_shard_given(struct guac_shard *s, const char *arg)
+{
+	char buf[64], *slash;
+
+	if (strlen(arg) >= sizeof(buf) || !(slash = strchr(strcpy(buf, arg), '/'))) {
+		guac_err("invalid shard '%s': expected K/N, e.g. 3/10", arg);
+		return false;
+	}
+	*slash = 0;
+	if (!guac_shard_number("shard index", buf, &s->index) ||
+	    !guac_shard_number("shard count", slash + 1, &s->count))
+		return false;
+	return guac_shard_check(s);
+}
+
+/* A Kubernetes Indexed Job's: JOB_COMPLETION_INDEX of --shards or GUAC_SHARDS. */
+static bool guac_shard_indexed_job(struct guac_shard *s, const char *count_arg,
+				   const struct guac_shard_env *env)
+{
+	const char *count = count_arg ? count_arg : env->shards;
+
+	s->source = "JOB_COMPLETION_INDEX";
+	if (!guac_shard_set(count)) {
+		guac_err("JOB_COMPLETION_INDEX=%s is set but not the shard count: pass "
+			 "--shards N or set GUAC_SHARDS (the Job's completions)", env->job_index);
+		return false;
+	}
+	if (!guac_shard_number("JOB_COMPLETION_INDEX", env->job_index, &s->index) ||
+	    !guac_shard_number("shard count", count, &s->count))
+		return false;
+	return guac_shard_check(s);
+}
+
+/* A Slurm job array's task: (SLURM_ARRAY_TASK_ID - MIN) / STEP of COUNT. */
+static bool guac_shard_job_array(struct guac_shard *s, const struct guac_shard_env *env)
+{
+	unsigned int first = 0, step = 1;
+
+	s->source = "SLURM_ARRAY_TASK_ID";
+	if (!guac_shard_set(env->task_count)) {
+		guac_err("SLURM_ARRAY_TASK_ID=%s is set but not SLURM_ARRAY_TASK_COUNT",
+			 env->task_id);
+		return false;
+	}
+	if (!guac_shard_number("SLURM_ARRAY_TASK_ID", env->task_id, &s->index) ||
+	    !guac_shard_number("SLURM_ARRAY_TASK_COUNT", env->task_count, &s->count) ||
+	    (guac_shard_set(env->task_min) &&
+	     !guac_shard_number("SLURM_ARRAY_TASK_MIN", env->task_min, &first)) ||
+	    (guac_shard_set(env->task_step) &&
+	     !guac_shard_number("SLURM_ARRAY_TASK_STEP", env->task_step, &step)))
+		return false;
+	/* --array=1-10 numbers tasks from 1: shards count from 0. */
+	if (s->index < first) {
+		guac_err("SLURM_ARRAY_TASK_ID %u is below SLURM_ARRAY_TASK_MIN %u", s->index, first);
+		return false;
+	}
+	/* --array=0-18:2 numbers tasks 0, 2, ... 18: shard (ID - MIN) / STEP. */
+	if (!step || (s->index - first) % step) {
+		guac_err("SLURM_ARRAY_TASK_ID %u is not SLURM_ARRAY_TASK_MIN %u plus a multiple "
+			 "of SLURM_ARRAY_TASK_STEP %s", s->index, first, env->task_step);
+		return false;
+	}
+	s->index = (s->index - first) / step;
+	return guac_shard_check(s);
+}
+
+bool guac_shard_choose(struct guac_shard *s, const char *arg, const char *count_arg,
+		       const struct guac_shard_env *env)
+{
 	s->index = 0;
 	s->count = 1;
 	s->source = "--shard";
-	if (arg) {
-		char buf[64], *slash;
-
-		if (strlen(arg) >= sizeof(buf) || !(slash = strchr(strcpy(buf, arg), '/'))) {
-			guac_err("invalid shard '%s': expected K/N, e.g. 3/10", arg);
-			return false;
-		}
-		*slash = 0;
-		if (!guac_shard_number("shard index", buf, &s->index) ||
-		    !guac_shard_number("shard count", slash + 1, &s->count))
-			return false;
-		return guac_shard_check(s);
-	}
-	env = getenv("JOB_COMPLETION_INDEX");
-	if (env && *env) {
-		const char *count = count_arg ? count_arg : getenv("GUAC_SHARDS");
-
-		s->source = "JOB_COMPLETION_INDEX";
-		if (!count || !*count) {
-			guac_err("JOB_COMPLETION_INDEX=%s is set but not the shard count: pass "
-				 "--shards N or set GUAC_SHARDS (the Job's completions)", env);
-			return false;
-		}
-		if (!guac_shard_number("JOB_COMPLETION_INDEX", env, &s->index) ||
-		    !guac_shard_number("shard count", count, &s->count))
-			return false;
-		return guac_shard_check(s);
-	}
-	env = getenv("SLURM_ARRAY_TASK_ID");
-	if (env && *env) {
-		const char *count = getenv("SLURM_ARRAY_TASK_COUNT");
-		const char *min = getenv("SLURM_ARRAY_TASK_MIN");
-		const char *step_env = getenv("SLURM_ARRAY_TASK_STEP");
-		unsigned int first = 0, step = 1;
-
-		s->source = "SLURM_ARRAY_TASK_ID";
-		if (!count || !*count) {
-			guac_err("SLURM_ARRAY_TASK_ID=%s is set but not SLURM_ARRAY_TASK_COUNT", env);
-			return false;
-		}
-		if (!guac_shard_number("SLURM_ARRAY_TASK_ID", env, &s->index) ||
-		    !guac_shard_number("SLURM_ARRAY_TASK_COUNT", count, &s->count) ||
-		    (min && *min && !guac_shard_number("SLURM_ARRAY_TASK_MIN", min, &first)) ||
-		    (step_env && *step_env &&
-		     !guac_shard_number("SLURM_ARRAY_TASK_STEP", step_env, &step)))
-			return false;
-		/* --array=1-10 numbers tasks from 1: shards count from 0. */
-		if (s->index < first) {
-			guac_err("SLURM_ARRAY_TASK_ID %u is below SLURM_ARRAY_TASK_MIN %u",
-				 s->index, first);
-			return false;
-		}
-		/* --array=0-18:2 numbers tasks 0, 2, ... 18: shard (ID - MIN) / STEP. */
-		if (!step || (s->index - first) % step) {
-			guac_err("SLURM_ARRAY_TASK_ID %u is not SLURM_ARRAY_TASK_MIN %u plus a multiple "
-				 "of SLURM_ARRAY_TASK_STEP %s", s->index, first, step_env);
-			return false;
-		}
-		s->index = (s->index - first) / step;
-		return guac_shard_check(s);
-	}
+	if (arg)
+		return guac_shard_given(s, arg);
+	if (guac_shard_set(env->job_index))
+		return guac_shard_indexed_job(s, count_arg, env);
+	if (guac_shard_set(env->task_id))
+		return guac_shard_job_array(s, env);
 	if (count_arg) {
 		guac_err("--shards needs JOB_COMPLETION_INDEX in the environment (or use --shard K/N)");
 		return false;

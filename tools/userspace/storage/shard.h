@@ -23,13 +23,27 @@ struct guac_shard {
 };
 
 /*
+ * The batch systems' word on the shard, as the caller read it from the
+ * environment (cmd/shard_env.c): each NULL or "" when not set.
+ */
+struct guac_shard_env {
+	const char *job_index;		/* JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) */
+	const char *shards;		/* GUAC_SHARDS: the Job's completions */
+	const char *task_id;		/* SLURM_ARRAY_TASK_ID (Slurm job arrays) */
+	const char *task_count;		/* SLURM_ARRAY_TASK_COUNT */
+	const char *task_min;		/* SLURM_ARRAY_TASK_MIN: the first task's ID */
+	const char *task_step;		/* SLURM_ARRAY_TASK_STEP: between two tasks' IDs */
+};
+
+/*
  * Parse "K/N" (0 <= K < N); false after a message. An empty @arg means
- * "from the environment if set there, else 0/1": JOB_COMPLETION_INDEX with
+ * "from @env if set there, else 0/1": JOB_COMPLETION_INDEX with
  * @count_arg (--shards) or GUAC_SHARDS, else SLURM_ARRAY_TASK_ID with
  * SLURM_ARRAY_TASK_COUNT (and SLURM_ARRAY_TASK_MIN as the first index,
  * SLURM_ARRAY_TASK_STEP as the distance between indexes).
  */
-bool guac_shard_parse(struct guac_shard *s, const char *arg, const char *count_arg);
+bool guac_shard_choose(struct guac_shard *s, const char *arg, const char *count_arg,
+		       const struct guac_shard_env *env);
 
 /*
  * Shard @s's part [*start, *end) of [0, @length): sector counts differ by at

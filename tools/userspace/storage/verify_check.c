@@ -1191,13 +1191,13 @@ static bool verify_records_progress(const struct verify_run *run)
  * the check began, and where the bad sectors are with their classes
  * (version 4: unknown for good once a count came without places).
  */
-static void verify_set_record(struct verify_run *run, const char *status, uint64_t bad,
+static void verify_set_record(struct verify_run *run, enum guac_fill_status status, uint64_t bad,
 			      uint64_t unreadable)
 {
 	struct guac_manifest *m = run->manifest;
 
 	m->have_verify = true;
-	snprintf(m->verify_status, sizeof(m->verify_status), "%s", status);
+	m->verify_status = status;
 	m->verify_bad_sectors = bad;
 	m->verify_unreadable_sectors = unreadable;
 	snprintf(m->verify_stamp, sizeof(m->verify_stamp), "%s", run->stamp);
@@ -1229,8 +1229,8 @@ void verify_save_progress(struct verify_run *run, bool running)
 		return;
 	for (i = 0; i < m->nranges; i++)
 		complete = complete && m->range[i].verified == m->range[i].done;
-	verify_set_record(run, running ? "running" : complete ? "complete" : "interrupted",
-			  run->prior_bad, run->prior_unreadable);
+	verify_set_record(run, running ? GUAC_STATUS_RUNNING : complete ? GUAC_STATUS_COMPLETE :
+			  GUAC_STATUS_INTERRUPTED, run->prior_bad, run->prior_unreadable);
 	/*
 	 * A manifest from before identities (version 5 and older): the target
 	 * this whole check reads, from its start, is the one its record is of.
@@ -1257,7 +1257,8 @@ void verify_save_partial(struct verify_run *run)
 	if (!m || !run->subrange || !run->recorded_target ||
 	    (!run->mismatch.bad_sectors && !run->unreadable.bad_sectors))
 		return;
-	verify_set_record(run, "partial", run->mismatch.bad_sectors, run->unreadable.bad_sectors);
+	verify_set_record(run, GUAC_STATUS_PARTIAL, run->mismatch.bad_sectors,
+			  run->unreadable.bad_sectors);
 	if (guac_manifest_save(run->manifest_path, m))
 		guac_err("note: the findings of this check of part of the fill are recorded in "
 			 "'%s' (verify status \"partial\"): they stand until a whole check",
@@ -1281,7 +1282,7 @@ void verify_take_record(struct verify_run *run)
 
 	if (!m->have_verify)
 		return;
-	if (!strcmp(m->verify_status, "partial")) {
+	if (m->verify_status == GUAC_STATUS_PARTIAL) {
 		run->restart_why = "the last check recorded was of part of the fill (--shard, "
 				   "--skip or --length), which a whole check cannot continue";
 		return;
@@ -1311,7 +1312,7 @@ void verify_take_record(struct verify_run *run)
 			run->earlier.last = run->earlier.list[run->earlier.n - 1];
 	}
 	run->record = run->earlier;
-	run->already_complete = !strcmp(m->verify_status, "complete");
+	run->already_complete = m->verify_status == GUAC_STATUS_COMPLETE;
 }
 
 /*

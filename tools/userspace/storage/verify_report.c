@@ -522,7 +522,7 @@ void verify_report_text(const struct verify_run *run)
 	if (run->incomplete)
 		printf("INCOMPLETE: the manifest records %" PRIu64 " bytes that were never "
 		       "written (status \"%s\"); only the written ones were checked, and %s\n",
-		       run->incomplete, run->manifest->status,
+		       run->incomplete, guac_fill_status_name(run->manifest->status),
 		       run->mismatch.nranges || run->unreadable.nranges || run->earlier_bad ||
 		       run->earlier_unreadable || run->short_data ?
 		       "they do not all match (above)" : "they all match the stream");

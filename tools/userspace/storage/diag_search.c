@@ -21,188 +21,10 @@
 #include "util.h"
 
 /*
- * The sweep's generator: 16 blocks per step, each lane computing an arbitrary
- * block index, so that one step covers 16 sectors (the core's step functions
- * only produce consecutive blocks: for strided blocks they would generate 64
- * times the work, and guac_blocks() of one block falls back to the portable
- * code). Only the first 8 bytes of each block are kept: output words x4 and
- * x9, which start at zero, so they need no feed-forward and no transpose.
- *
- * The block function comes from the core's own core_round.h, unmodified, so
- * it cannot drift from the stream's definition. It is included once per
- * vector width, its functions renamed, with the shapes the core itself found
- * fastest (docs/cost-model.md): AVX-512 one group of 16 lanes, AVX2 two
- * groups of 8 (independent work to hide the rotate latency), SSE2 one group
- * of 4. One 16-lane vector split by the compiler into AVX2 halves spills
- * twice as much and ran at 0.45 of the core's AVX2 speed. The 4-lane width
- * is the baseline of every 64-bit target: SSE2 on x86-64, NEON on arm64 (the
- * NEON implementation, and the portable one's fast path); the wider ones are
- * x86-64's only.
+ * The sweep's generator is the core's guac_heads(): the first 8 bytes of
+ * blocks at a stride (one per candidate sector), in the core's SIMD steps,
+ * without the feed-forward and transpose the other 56 bytes would cost.
  */
-typedef uint32_t diag_vec16 __attribute__((vector_size(64)));
-typedef uint32_t diag_vec8 __attribute__((vector_size(32)));
-typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
-/*
- * Passing a 32- or 64-byte vector by value (guac_rotl) has a different ABI
- * with and without AVX; it never crosses a call here (always inlined), so
- * GCC's warning about it is moot. GCC issues it at the end of the file, so
- * the pragma stays in force to the end (and the Makefile adds -Wno-psabi for
- * the note that comes with it, which no pragma silences).
- */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-#define GUAC_WORD diag_vec16
-#define guac_rotl diag16_rotl
-#define guac_mix diag16_mix
-#define guac_mix4 diag16_mix4
-#define guac_half_round diag16_half_round
-#define guac_double_round diag16_double_round
-#include "../../../drivers/guacrng/core_round.h"
-#undef GUACRNG_CORE_ROUND_H
-#undef GUAC_WORD
-#undef guac_rotl
-#undef guac_mix
-#undef guac_mix4
-#undef guac_half_round
-#undef guac_double_round
-
-#define GUAC_WORD diag_vec8
-#define guac_rotl diag8_rotl
-#define guac_mix diag8_mix
-#define guac_mix4 diag8_mix4
-#define guac_half_round diag8_half_round
-#define guac_double_round diag8_double_round
-#include "../../../drivers/guacrng/core_round.h"
-#undef GUACRNG_CORE_ROUND_H
-#undef GUAC_WORD
-#undef guac_rotl
-#undef guac_mix
-#undef guac_mix4
-#undef guac_half_round
-#undef guac_double_round
-
-#define GUAC_WORD diag_vec4
-#define guac_rotl diag4_rotl
-#define guac_mix diag4_mix
-#define guac_mix4 diag4_mix4
-#define guac_half_round diag4_half_round
-#define guac_double_round diag4_double_round
-#include "../../../drivers/guacrng/core_round.h"
-#undef GUAC_WORD
-#undef guac_rotl
-#undef guac_mix
-#undef guac_mix4
-#undef guac_half_round
-#undef guac_double_round
-
-#define DIAG_STEP_BLOCKS 16	/* blocks per step at every width */
-
-/*
- * diag_step_<W>(): keys of blocks first + j * stride, j < @groups * @lanes,
- * into @keys, with @groups (1 or 2) states of @vec (@lanes lanes) in flight.
- */
-#define DIAG_STEP_FN(name, vec, lanes, groups, double_round)			\
-	static __always_inline void name(uint64_t *keys, uint64_t first,	\
-					 uint64_t stride)			\
-	{									\
-		vec x[groups][16];						\
-		uint32_t lo[groups * lanes], hi[groups * lanes];		\
-		uint32_t w4[groups * lanes], w9[groups * lanes];		\
-		const vec zero = { 0 };						\
-		int i, g;							\
-										\
-		for (i = 0; i < groups * lanes; i++) {				\
-			uint64_t block = first + (uint64_t)i * stride;		\
-										\
-			lo[i] = (uint32_t)block;				\
-			hi[i] = (uint32_t)(block >> 32);			\
-		}								\
-		for (g = 0; g < groups; g++) {					\
-			for (i = 0; i < 16; i++)				\
-				x[g][i] = zero;					\
-			x[g][0] += GUAC_C0;					\
-			x[g][5] += GUAC_C1;					\
-			x[g][10] += GUAC_C2;					\
-			x[g][15] += GUAC_C3;					\
-			memcpy(&x[g][6], lo + g * lanes, sizeof(vec));		\
-			memcpy(&x[g][7], hi + g * lanes, sizeof(vec));		\
-		}								\
-		for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)			\
-			double_round(x, groups);				\
-		for (g = 0; g < groups; g++) {					\
-			memcpy(w4 + g * lanes, &x[g][4], sizeof(vec));		\
-			memcpy(w9 + g * lanes, &x[g][9], sizeof(vec));		\
-		}								\
-		for (i = 0; i < groups * lanes; i++)				\
-			keys[i] = (uint64_t)w4[i] | (uint64_t)w9[i] << 32;	\
-	}
-
-#if defined(__x86_64__)
-DIAG_STEP_FN(diag_step16, diag_vec16, 16, 1, diag16_double_round)
-DIAG_STEP_FN(diag_step8x2, diag_vec8, 8, 2, diag8_double_round)
-#endif
-DIAG_STEP_FN(diag_step4, diag_vec4, 4, 1, diag4_double_round)
-
-/* @n a multiple of DIAG_STEP_BLOCKS; @per blocks per call of @step. */
-#define DIAG_KEYS_FN(name, attr, step, per)					\
-	attr static void name(uint64_t *keys, uint64_t first, uint64_t stride,	\
-			      size_t n)						\
-	{									\
-		size_t j;							\
-										\
-		for (j = 0; j < n; j += (per))					\
-			step(keys + j, first + j * stride, stride);		\
-	}
-
-#if defined(__x86_64__)
-DIAG_KEYS_FN(diag_keys_avx512, __attribute__((target("avx512f"))), diag_step16, 16)
-DIAG_KEYS_FN(diag_keys_avx2, __attribute__((target("avx2"))), diag_step8x2, 16)
-#endif
-DIAG_KEYS_FN(diag_keys_base, , diag_step4, 4)
-
-static void diag_keys_whole(enum guac_impl impl, uint64_t *keys, uint64_t first,
-			    uint64_t stride, size_t n)
-{
-#if defined(__x86_64__)
-	/* The caller checked @impl against the CPU, as for guac_fill(). */
-	if (impl == GUAC_IMPL_AVX512) {
-		diag_keys_avx512(keys, first, stride, n);
-		return;
-	}
-	if (impl == GUAC_IMPL_AVX2) {
-		diag_keys_avx2(keys, first, stride, n);
-		return;
-	}
-#endif
-	if (impl == GUAC_IMPL_GENERIC) {
-		/* The reference path: the core's own portable code, block by block. */
-		u8 block[GUAC_BLOCK_SIZE];
-		size_t j, b;
-
-		for (j = 0; j < n; j++) {
-			guac_blocks_generic(block, first + j * stride, 1);
-			keys[j] = 0;
-			for (b = 0; b < 8; b++)
-				keys[j] |= (uint64_t)block[b] << (8 * b);
-		}
-		return;
-	}
-	diag_keys_base(keys, first, stride, n);
-}
-
-void guac_diag_block_keys(enum guac_impl impl, uint64_t *keys, uint64_t first,
-			  uint64_t stride, size_t n)
-{
-	size_t whole = n - n % DIAG_STEP_BLOCKS;
-
-	diag_keys_whole(impl, keys, first, stride, whole);
-	if (whole < n) {
-		uint64_t tail[DIAG_STEP_BLOCKS];
-
-		diag_keys_whole(impl, tail, first + whole * stride, stride, DIAG_STEP_BLOCKS);
-		memcpy(keys + whole, tail, (n - whole) * sizeof(*tail));
-	}
-}
 
 /* ---- misdirection search ---- */
 
@@ -414,7 +236,7 @@ static void diag_probe(struct diag_search_state *st, size_t i, uint64_t own_lba,
 			cand[n++] = own_lba - b;
 	}
 	for (k = 0; k < n; k++)
-		guac_diag_block_keys(st->cfg->impl, &keys[k], diag_lba_key_block(st, cand[k]), 0, 1);
+		guac_heads(st->cfg->impl, &keys[k], diag_lba_key_block(st, cand[k]), 0, 1);
 	for (k = 0; k < n && !atomic_load(&st->found[i]); k++)
 		if (keys[k] == want)
 			diag_check(st, i, cand[k], buf);
@@ -445,8 +267,7 @@ static void *diag_sweep_worker(void *arg)
 			size_t n = end - lba < DIAG_SWEEP_BATCH ? (size_t)(end - lba) : DIAG_SWEEP_BATCH;
 			size_t j;
 
-			guac_diag_block_keys(cfg->impl, keys, diag_lba_key_block(st, lba),
-					     st->stride, n);
+			guac_heads(cfg->impl, keys, diag_lba_key_block(st, lba), st->stride, n);
 			for (j = 0; j < n; j++)
 				if (st->table[diag_hash(st, keys[j])].index)
 					diag_lookup(st, keys[j], lba + j, buf);
@@ -669,7 +490,7 @@ static bool diag_origin_sweep(struct diag_origin_state *os, uint64_t a, uint64_t
 			os->timed_out = true;
 			return false;
 		}
-		guac_diag_block_keys(cfg->impl, keys, a + done, 1, n);
+		guac_heads(cfg->impl, keys, a + done, 1, n);
 		os->blocks += n;
 		for (j = 0; j < n; j++) {
 			size_t h = (size_t)((keys[j] * 0x9e3779b97f4a7c15ULL) >> shift);

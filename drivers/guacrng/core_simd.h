@@ -141,9 +141,10 @@ static __always_inline guac_vec guac_rotl(guac_vec v, int n)
 /*
  * Heads keep 2 of 16 words and store nothing else, so the second group's
  * spills have no idle store ports to hide in: AVX-512, whose 32 registers
- * hold one group's state, runs one (3% faster on Zen 5 than two).
+ * hold one group's state, runs one. So does the kernel, which has no caller
+ * of heads: two groups of AVX2 take a 2.5 KB frame there (GCC 12).
  */
-#if GUAC_LANES == 16
+#if GUAC_LANES == 16 || defined(__KERNEL__)
 #define GUAC_HEAD_GROUPS 1
 #else
 #define GUAC_HEAD_GROUPS GUAC_GROUPS

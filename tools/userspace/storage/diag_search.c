@@ -286,18 +286,11 @@ static void *diag_sweep_worker(void *arg)
 	return NULL;
 }
 
-/* Search the pass range for the sectors @todo[0..ntodo) of @st. */
-static int diag_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
-		       struct guac_diag_search *out)
+/* The candidates, the key's place in a sector and the bounds, for a search from @start. */
+static void diag_search_bounds(struct diag_search_state *st, double start)
 {
 	const struct guac_diag_config *cfg = st->cfg;
 	const struct guac_diag_pass *p = &cfg->pass;
-	size_t size = 16, k;
-	unsigned int jobs = cfg->jobs ? cfg->jobs : 1, started = 0, t;
-	pthread_t threads[64];
-	uint8_t *buf;
-	double start = guac_now();
-	int ret = 0;
 
 	st->first_lba = (p->device_offset + cfg->sector - 1) / cfg->sector;
 	st->end_lba = (p->device_offset + p->length) / cfg->sector;
@@ -308,6 +301,45 @@ static int diag_search(struct diag_search_state *st, const size_t *todo, size_t 
 							 (GUAC_BLOCK_SIZE - 1))) & (GUAC_BLOCK_SIZE - 1));
 	st->max_lbas = cfg->max_bytes / cfg->sector;
 	st->deadline = start + (cfg->max_seconds > 0 ? cfg->max_seconds : 1e300);
+}
+
+/* The sweep on @jobs threads (here, if none can be had); -ENOMEM if one ran out. */
+static int diag_sweep_threads(struct diag_search_state *st, unsigned int jobs)
+{
+	pthread_t threads[64];
+	unsigned int started = 0, t;
+	int ret = 0;
+
+	if (jobs > sizeof(threads) / sizeof(threads[0]))
+		jobs = sizeof(threads) / sizeof(threads[0]);
+	for (t = 0; t < jobs && atomic_load(&st->unresolved); t++) {
+		if (pthread_create(&threads[t], NULL, diag_sweep_worker, st))
+			break;
+		started++;
+	}
+	if (!started && atomic_load(&st->unresolved))
+		diag_sweep_worker(st);	/* no thread to be had: sweep here */
+	for (t = 0; t < started; t++) {
+		void *r;
+
+		pthread_join(threads[t], &r);
+		if (r)
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+/* Search the pass range for the sectors @todo[0..ntodo) of @st. */
+static int diag_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
+		       struct guac_diag_search *out)
+{
+	const struct guac_diag_config *cfg = st->cfg;
+	size_t size = 16, k;
+	uint8_t *buf;
+	double start = guac_now();
+	int ret;
+
+	diag_search_bounds(st, start);
 	atomic_init(&st->unresolved, ntodo);
 
 	/* Load factor at most 1/2: most lookups of the sweep end at an empty slot. */
@@ -343,22 +375,7 @@ static int diag_search(struct diag_search_state *st, const size_t *todo, size_t 
 			diag_probe(st, todo[k], dev / cfg->sector, buf);
 	}
 
-	if (jobs > sizeof(threads) / sizeof(threads[0]))
-		jobs = sizeof(threads) / sizeof(threads[0]);
-	for (t = 0; t < jobs && atomic_load(&st->unresolved); t++) {
-		if (pthread_create(&threads[t], NULL, diag_sweep_worker, st))
-			break;
-		started++;
-	}
-	if (!started && atomic_load(&st->unresolved))
-		diag_sweep_worker(st);	/* no thread to be had: sweep here */
-	for (t = 0; t < started; t++) {
-		void *r;
-
-		pthread_join(threads[t], &r);
-		if (r)
-			ret = -ENOMEM;
-	}
+	ret = diag_sweep_threads(st, cfg->jobs ? cfg->jobs : 1);
 
 	out->sectors_searched = ntodo;
 	out->range_bytes = (st->end_lba - st->first_lba) * cfg->sector;
@@ -575,13 +592,83 @@ static bool diag_origin_window(struct diag_origin_state *os, const size_t *todo,
  * sweep: the windows around the pass's origin and each history pass's (with
  * their own mappings), then the ranges the user named.
  */
+/*
+ * The windows to search, into @win: each pass's origin (this one and the
+ * history's) and the radius around it, then the ranges --origins named;
+ * *@complete false if one of those was cut to the span bound. Returns their
+ * count.
+ */
+static size_t diag_origin_windows(const struct guac_diag_config *cfg, struct diag_window *win,
+				  bool *complete)
+{
+	uint64_t r = cfg->origin_radius < GUAC_DIAG_MAX_ORIGIN_SPAN / 2 ? cfg->origin_radius :
+		     GUAC_DIAG_MAX_ORIGIN_SPAN / 2;
+	size_t nw = 0, k;
+
+	/* Origins are numbers people choose: a window stops at 0 and 2^64 - 1, never wraps. */
+	for (k = 0; r && k <= cfg->nhistory - (cfg->nhistory_named < cfg->nhistory ?
+						  cfg->nhistory_named : cfg->nhistory); k++) {
+		const struct guac_diag_pass *m = k ? &cfg->history[k - 1] : &cfg->pass;
+
+		win[nw++] = (struct diag_window){ m, m->origin > r ? m->origin - r : 0,
+						  m->origin < UINT64_MAX - r ? m->origin + r :
+						  UINT64_MAX, GUAC_DIAG_ORIGIN_NEAR, m->origin };
+	}
+	for (k = 0; k < cfg->norigin_ranges; k++) {
+		const struct guac_diag_origin_range *o = &cfg->origin_ranges[k];
+		uint64_t hi = o->hi - o->lo < GUAC_DIAG_MAX_ORIGIN_SPAN ? o->hi :
+			      o->lo + GUAC_DIAG_MAX_ORIGIN_SPAN - 1;
+
+		*complete = *complete && hi == o->hi;
+		win[nw++] = (struct diag_window){ &cfg->pass, o->lo, hi, GUAC_DIAG_ORIGIN_NAMED,
+						  o->lo };
+	}
+	return nw;
+}
+
+/*
+ * Window @os->w over the unresolved sectors of @todo it covers, grouped by
+ * where their first whole block starts; @sub has room for @ntodo. False when
+ * it stopped short (out of time).
+ */
+static bool diag_origin_window_all(struct diag_origin_state *os, const size_t *todo,
+				   size_t ntodo, size_t *sub, uint8_t *buf)
+{
+	struct diag_search_state *st = os->st;
+	const struct guac_diag_pass *m = os->w->map;
+	unsigned int pos;
+	size_t k, n;
+
+	for (pos = 0; pos < GUAC_BLOCK_SIZE; pos++) {
+		uint64_t soff;
+
+		n = 0;
+		for (k = 0; k < ntodo; k++) {
+			const struct guac_diag_result *res = &st->results[todo[k]];
+
+			if (atomic_load(&st->found[todo[k]]) ||
+			    (m->length && (res->device_offset < m->device_offset ||
+					   res->device_offset - m->device_offset >= m->length)))
+				continue;
+			soff = m->stream_offset + (res->device_offset - m->device_offset);
+			if (((GUAC_BLOCK_SIZE - (soff & (GUAC_BLOCK_SIZE - 1))) &
+			     (GUAC_BLOCK_SIZE - 1)) == pos)
+				sub[n++] = todo[k];
+		}
+		if (!n)
+			continue;
+		os->key_pos = pos;
+		if (!diag_origin_window(os, sub, n, buf))
+			return false;
+	}
+	return true;
+}
+
 static int diag_origin_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
 			      struct guac_diag_search *out)
 {
 	const struct guac_diag_config *cfg = st->cfg;
-	uint64_t r = cfg->origin_radius < GUAC_DIAG_MAX_ORIGIN_SPAN / 2 ? cfg->origin_radius :
-		     GUAC_DIAG_MAX_ORIGIN_SPAN / 2;
-	size_t nw = 0, w, k, size = 16, n, maxi = todo[ntodo - 1];
+	size_t nw, w, size = 16, maxi = todo[ntodo - 1];
 	struct diag_window *win = calloc(1 + cfg->nhistory + cfg->norigin_ranges, sizeof(*win));
 	struct diag_origin_state os = { .st = st };
 	size_t *sub = malloc(ntodo * sizeof(*sub));
@@ -600,55 +687,12 @@ static int diag_origin_search(struct diag_search_state *st, const size_t *todo, 
 		goto out;
 	}
 	os.deadline = start + (cfg->max_seconds > 0 ? cfg->max_seconds : 1e300);
-	/* Origins are numbers people choose: a window stops at 0 and 2^64 - 1, never wraps. */
-	for (k = 0; r && k <= cfg->nhistory - (cfg->nhistory_named < cfg->nhistory ?
-						  cfg->nhistory_named : cfg->nhistory); k++) {
-		const struct guac_diag_pass *m = k ? &cfg->history[k - 1] : &cfg->pass;
-
-		win[nw++] = (struct diag_window){ m, m->origin > r ? m->origin - r : 0,
-						  m->origin < UINT64_MAX - r ? m->origin + r :
-						  UINT64_MAX, GUAC_DIAG_ORIGIN_NEAR, m->origin };
-	}
-	for (k = 0; k < cfg->norigin_ranges; k++) {
-		const struct guac_diag_origin_range *o = &cfg->origin_ranges[k];
-		uint64_t hi = o->hi - o->lo < GUAC_DIAG_MAX_ORIGIN_SPAN ? o->hi :
-			      o->lo + GUAC_DIAG_MAX_ORIGIN_SPAN - 1;
-
-		complete = complete && hi == o->hi;
-		win[nw++] = (struct diag_window){ &cfg->pass, o->lo, hi, GUAC_DIAG_ORIGIN_NAMED,
-						  o->lo };
-	}
+	nw = diag_origin_windows(cfg, win, &complete);
 	out->origin_sectors = atomic_load(&st->unresolved);
 	for (w = 0; w < nw && atomic_load(&st->unresolved); w++) {
-		unsigned int pos;
-
 		os.w = &win[w];
-		/* The window's sectors, grouped by where their first whole block starts. */
-		for (pos = 0; pos < GUAC_BLOCK_SIZE; pos++) {
-			uint64_t soff;
-
-			n = 0;
-			for (k = 0; k < ntodo; k++) {
-				const struct guac_diag_result *res = &st->results[todo[k]];
-				const struct guac_diag_pass *m = win[w].map;
-
-				if (atomic_load(&st->found[todo[k]]) ||
-				    (m->length && (res->device_offset < m->device_offset ||
-						   res->device_offset - m->device_offset >= m->length)))
-					continue;
-				soff = m->stream_offset + (res->device_offset - m->device_offset);
-				if (((GUAC_BLOCK_SIZE - (soff & (GUAC_BLOCK_SIZE - 1))) &
-				     (GUAC_BLOCK_SIZE - 1)) == pos)
-					sub[n++] = todo[k];
-			}
-			if (!n)
-				continue;
-			os.key_pos = pos;
-			if (!diag_origin_window(&os, sub, n, buf)) {
-				complete = false;
-				break;
-			}
-		}
+		if (!diag_origin_window_all(&os, todo, ntodo, sub, buf))
+			complete = false;
 		out->origin_windows++;
 		if (os.timed_out)
 			break;

@@ -229,24 +229,40 @@ static void bench_par_print_head(const struct bench_config *cfg, enum bench_form
 	}
 }
 
+/*
+ * The row's numbers: CSV columns (the unit after max), or JSON members (each
+ * after its name; "null" for none).
+ */
+static void bench_par_print_numbers(const struct bench_par_row *r, double per_thread,
+				    bool json)
+{
+	const struct {
+		const char *name;
+		double v;
+	} nums[] = {
+		{ "median", r->mbps }, { "min", r->min }, { "max", r->max },
+		{ "per_thread", per_thread }, { "per_cpu_second", r->per_cpu },
+		{ "efficiency", r->efficiency }, { "cpu_ratio", r->cpu_ratio },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+		if (json)
+			printf(",\"%s\":", nums[k].name);
+		else if (k == 3)
+			printf(",MB/s,");
+		else if (k)
+			putchar(',');
+		bench_par_num(nums[k].v, json ? "null" : "");
+	}
+}
+
 static void bench_par_print_csv(const struct bench_par_row *r, const char *status,
 				double per_thread)
 {
 	printf("parallel,%s,%s,%zu,%u,%s,", r->source, r->mode, r->size, r->threads,
 	       status);
-	bench_par_num(r->mbps, "");
-	putchar(',');
-	bench_par_num(r->min, "");
-	putchar(',');
-	bench_par_num(r->max, "");
-	printf(",MB/s,");
-	bench_par_num(per_thread, "");
-	putchar(',');
-	bench_par_num(r->per_cpu, "");
-	putchar(',');
-	bench_par_num(r->efficiency, "");
-	putchar(',');
-	bench_par_num(r->cpu_ratio, "");
+	bench_par_print_numbers(r, per_thread, false);
 	printf(",%s\n", r->why);
 }
 
@@ -258,20 +274,8 @@ static void bench_par_print_json(const struct bench_par_row *r, size_t i, const 
 	       "\"size\":%zu,\"threads\":%u,\"status\":\"%s\",\"why\":", i ? "," : "",
 	       r->source, r->mode, r->size, r->threads, status);
 	guac_json_string(stdout, r->why);
-	printf(",\"unit\":\"MB/s\",\"median\":");
-	bench_par_num(r->mbps, "null");
-	printf(",\"min\":");
-	bench_par_num(r->min, "null");
-	printf(",\"max\":");
-	bench_par_num(r->max, "null");
-	printf(",\"per_thread\":");
-	bench_par_num(per_thread, "null");
-	printf(",\"per_cpu_second\":");
-	bench_par_num(r->per_cpu, "null");
-	printf(",\"efficiency\":");
-	bench_par_num(r->efficiency, "null");
-	printf(",\"cpu_ratio\":");
-	bench_par_num(r->cpu_ratio, "null");
+	printf(",\"unit\":\"MB/s\"");
+	bench_par_print_numbers(r, per_thread, true);
 	putchar('}');
 }
 

@@ -295,13 +295,13 @@ static __always_inline void guac_finish(u8 *out, guac_vec x[16], guac_vec lo,
 	guac_transpose_store(out + 32, x[12], x[1], x[6], x[11], x[0], x[5], x[10], x[15]);
 }
 
-/* The four double rounds on @n states (1 or GUAC_GROUPS). */
-static __always_inline void guac_rounds(guac_vec (*x)[16], int n)
+/* The four double rounds on @n states, all written out if @unroll. */
+static __always_inline void guac_rounds(guac_vec (*x)[16], int n, bool unroll)
 {
 	int i;
 
 	guac_double_round(x, n);
-	if (GUAC_UNROLL_ROUNDS) {
+	if (unroll) {
 		guac_double_round(x, n);
 		guac_double_round(x, n);
 		guac_double_round(x, n);
@@ -320,7 +320,7 @@ static __always_inline void guac_step(u8 *out, u64 block, int n)
 	if (n > 1)
 		guac_init(x[1], &lo[1], &hi[1], block + GUAC_LANES);
 
-	guac_rounds(x, n);
+	guac_rounds(x, n, GUAC_UNROLL_ROUNDS);
 
 	guac_finish(out, x[0], lo[0], hi[0]);
 	if (n > 1)
@@ -362,7 +362,11 @@ static __always_inline void guac_head_step(u64 *heads, u64 block, u64 stride, in
 		guac_init_words(x[i], lo[i], hi[i]);
 	}
 
-	guac_rounds(x, n);
+	/*
+	 * Written out at every width: without guac_finish()'s transpose and
+	 * stores the step stays small (AVX2 4%, SSE2 9% faster on Zen 5).
+	 */
+	guac_rounds(x, n, true);
 
 	for (i = 0; i < n; i++) {
 		__builtin_memcpy(w[0] + i * GUAC_LANES, &x[i][4], sizeof(guac_vec));

@@ -76,6 +76,51 @@ void guac_blocks(enum guac_impl impl, u8 *out, u64 block, size_t nblocks)
 	}
 }
 
+static void guac_head_steps(enum guac_impl impl, u64 *heads, u64 block,
+			    u64 stride, size_t nsteps)
+{
+	switch (impl) {
+#if defined(__x86_64__)
+	case GUAC_IMPL_SSE2:
+		guac_head_steps_sse2(heads, block, stride, nsteps);
+		break;
+	case GUAC_IMPL_AVX2:
+		guac_head_steps_avx2(heads, block, stride, nsteps);
+		break;
+	case GUAC_IMPL_AVX512:
+		guac_head_steps_avx512(heads, block, stride, nsteps);
+		break;
+#elif defined(__aarch64__)
+	case GUAC_IMPL_NEON:
+		guac_head_steps_neon(heads, block, stride, nsteps);
+		break;
+#endif
+	default:
+		guac_heads_generic(heads, block, stride, nsteps);
+		break;
+	}
+}
+
+void guac_heads(enum guac_impl impl, u64 *heads, u64 block, u64 stride,
+		size_t n)
+{
+	/* As guac_blocks(): whole steps, then each narrower width in turn. */
+	for (;;) {
+		size_t whole = n - n % guac_impl_lanes[impl];
+
+		if (whole) {
+			guac_head_steps(impl, heads, block, stride,
+					whole / guac_impl_lanes[impl]);
+			heads += whole;
+			block += whole * stride;
+			n -= whole;
+		}
+		if (!n || impl == GUAC_IMPL_GENERIC)
+			return;
+		impl--;
+	}
+}
+
 void guac_fill(enum guac_impl impl, u8 *out, u64 block, unsigned int skip,
 	       size_t len)
 {

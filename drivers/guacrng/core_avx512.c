@@ -2,4 +2,5 @@
 /* guacamole, 16 blocks per step with AVX512; built with SIMD code generation. */
 #define GUAC_LANES 16
 #define GUAC_STEPS_FN guac_steps_avx512
+#define GUAC_HEAD_STEPS_FN guac_head_steps_avx512
 #include "core_simd.h"

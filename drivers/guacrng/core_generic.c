@@ -49,3 +49,17 @@ void guac_blocks_generic(u8 *out, u64 block, size_t nblocks)
 		out += GUAC_BLOCK_SIZE;
 	}
 }
+
+void guac_heads_generic(u64 *heads, u64 block, u64 stride, size_t n)
+{
+	u8 out[GUAC_BLOCK_SIZE];
+	int b;
+
+	for (; n--; block += stride) {
+		guac_block_generic(out, block);
+		*heads = 0;
+		for (b = 7; b >= 0; b--)
+			*heads = *heads << 8 | out[b];
+		heads++;
+	}
+}

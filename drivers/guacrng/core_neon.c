@@ -6,4 +6,5 @@
  */
 #define GUAC_LANES 4
 #define GUAC_STEPS_FN guac_steps_neon
+#define GUAC_HEAD_STEPS_FN guac_head_steps_neon
 #include "core_simd.h"

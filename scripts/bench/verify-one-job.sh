@@ -25,7 +25,7 @@
 # of memory).
 #
 #   GUAC="build/userspace/guac /tmp/old/guac" scripts/bench/verify-one-job.sh out.md
-#   (GUAC_ENV="GUAC_IO_TWINS=0" adds a row of the first GUAC with that environment)
+#   (GUAC_ENV="VAR=VALUE" adds a row of the first GUAC with that environment)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 GUACS=${GUAC:-$TOP/build/userspace/guac}

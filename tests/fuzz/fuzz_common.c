@@ -60,7 +60,6 @@ void fuzz_init(void)
 	static const char *const vars[] = {
 		"JOB_COMPLETION_INDEX", "GUAC_SHARDS", "SLURM_ARRAY_TASK_ID",
 		"SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP",
-		"GUAC_IO_PIPELINE", "GUAC_IO_TWINS",
 	};
 	const char *dir = getenv("GUAC_FUZZ_DIR");
 	size_t i;

@@ -152,6 +152,21 @@ static void test_impls_match_generic(void **state)
 	for_each_usable_impl(check_against_generic);
 }
 
+/* Each implementation's step functions: of consecutive blocks, and of heads. */
+static const struct {
+	void (*steps)(u8 *out, u64 block, size_t nsteps);
+	void (*head_steps)(u64 *heads, u64 block, u64 stride, size_t nsteps);
+} impl_steps[GUAC_IMPL_COUNT] = {
+	[GUAC_IMPL_GENERIC] = { NULL, guac_heads_generic },
+#if defined(__x86_64__)
+	[GUAC_IMPL_SSE2] = { guac_steps_sse2, guac_head_steps_sse2 },
+	[GUAC_IMPL_AVX2] = { guac_steps_avx2, guac_head_steps_avx2 },
+	[GUAC_IMPL_AVX512] = { guac_steps_avx512, guac_head_steps_avx512 },
+#elif defined(__aarch64__)
+	[GUAC_IMPL_NEON] = { guac_steps_neon, guac_head_steps_neon },
+#endif
+};
+
 /*
  * The step functions themselves, for every step count up to 7: the main loop
  * runs two groups of blocks at a time where the width does, and an odd count
@@ -161,15 +176,6 @@ static void test_impls_match_generic(void **state)
  */
 static void check_steps(enum guac_impl impl)
 {
-	static void (*const steps[GUAC_IMPL_COUNT])(u8 *, u64, size_t) = {
-#if defined(__x86_64__)
-		[GUAC_IMPL_SSE2] = guac_steps_sse2,
-		[GUAC_IMPL_AVX2] = guac_steps_avx2,
-		[GUAC_IMPL_AVX512] = guac_steps_avx512,
-#elif defined(__aarch64__)
-		[GUAC_IMPL_NEON] = guac_steps_neon,
-#endif
-	};
 	static const u64 starts[] = {
 		0, 0xffffffffULL - 3, 0xffffffffULL - 16, 0xffffffffULL - 20,
 		0x100000000ULL, 0x7ffffffffULL - 37, UINT64_MAX - 16, UINT64_MAX - 40,
@@ -181,7 +187,7 @@ static void check_steps(enum guac_impl impl)
 	unsigned int lanes = guac_impl_lanes[impl];
 	size_t i, n, len;
 
-	if (!steps[impl])
+	if (!impl_steps[impl].steps)
 		return;
 	for (i = 0; i < ARRAY_SIZE(starts); i++) {
 		for (n = 0; n <= MAX_STEPS; n++) {
@@ -189,7 +195,7 @@ static void check_steps(enum guac_impl impl)
 			memset(got, 0x5a, sizeof(got));
 			memset(want, 0x5a, sizeof(want));
 			guac_blocks_generic(want, starts[i], n * lanes);
-			steps[impl](got, starts[i], n);
+			impl_steps[impl].steps(got, starts[i], n);
 			if (memcmp(got, want, len + 64))
 				fail_msg("%s: %zu steps from block %#llx differ from generic",
 					 guac_impl_names[impl], n, (unsigned long long)starts[i]);
@@ -201,6 +207,54 @@ static void test_steps(void **state)
 {
 	(void)state;
 	for_each_usable_impl(check_steps);
+}
+
+/*
+ * The head step functions, for every step count up to 7 (the main loop
+ * runs two groups where the width does), at strides that put the lanes
+ * across the low word's carry and the 2^64 wrap: each head is the first 8
+ * bytes of the generic block, and nothing past the last head is written.
+ */
+static void check_head_steps(enum guac_impl impl)
+{
+	static const u64 starts[] = { 0, 0xffffffffULL - 20, UINT64_MAX - 40 };
+	static const u64 strides[] = { 1, 64, 0x100000001ULL };
+	enum { MAX_STEPS = 7 };
+	u64 got[MAX_STEPS * 16 + 1];
+	unsigned int lanes = guac_impl_lanes[impl];
+	u8 block[GUAC_BLOCK_SIZE];
+	size_t i, k, n, j;
+	int b;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		for (k = 0; k < ARRAY_SIZE(strides); k++) {
+			for (n = 0; n <= MAX_STEPS; n++) {
+				memset(got, 0x5a, sizeof(got));
+				impl_steps[impl].head_steps(got, starts[i], strides[k], n);
+				for (j = 0; j < n * lanes; j++) {
+					u64 want = 0;
+
+					guac_blocks_generic(block, starts[i] + j * strides[k], 1);
+					for (b = 7; b >= 0; b--)
+						want = want << 8 | block[b];
+					if (got[j] != want)
+						fail_msg("%s: head %zu of %zu steps from %#llx, stride %#llx differs",
+							 guac_impl_names[impl], j, n,
+							 (unsigned long long)starts[i],
+							 (unsigned long long)strides[k]);
+				}
+				if (got[n * lanes] != 0x5a5a5a5a5a5a5a5aULL)
+					fail_msg("%s: %zu head steps wrote past their end",
+						 guac_impl_names[impl], n);
+			}
+		}
+	}
+}
+
+static void test_head_steps(void **state)
+{
+	(void)state;
+	for_each_usable_impl(check_head_steps);
 }
 
 /* Splitting a request anywhere gives the same bytes as one request. */
@@ -392,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_impls_match_generic),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_head_steps),
 		cmocka_unit_test(test_split_requests),
 		cmocka_unit_test(test_feature_subsets),
 		cmocka_unit_test(test_impl_names),

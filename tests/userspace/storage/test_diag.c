@@ -75,7 +75,7 @@ static struct guac_diag_result test_one(const struct guac_diag_config *cfg, uint
 	return r;
 }
 
-/* The sweep's strided keys are the first 8 bytes of the core's blocks, for every impl. */
+/* The sweep's strided keys (the core's heads) are the first 8 bytes of its blocks, for every impl. */
 static void test_block_keys(void **state)
 {
 	static const uint64_t firsts[] = { 0, 12345, 0xfffffff0ULL, 0xffffffffffffffe0ULL };
@@ -91,7 +91,7 @@ static void test_block_keys(void **state)
 			continue;
 		for (f = 0; f < 4; f++) {
 			for (s = 0; s < 4; s++) {
-				guac_diag_block_keys((enum guac_impl)i, keys, firsts[f], strides[s], 37);
+				guac_heads((enum guac_impl)i, keys, firsts[f], strides[s], 37);
 				for (j = 0; j < 37; j++) {
 					uint64_t want = 0;
 

@@ -4,8 +4,9 @@
 # The I/O engine's pipelines (tools/userspace/storage/io_engine.c): per job, a
 # reader thread reads the next block while the job's thread checks the current
 # one (verify), and a generator fills the next block while the current one is
-# written (write). GUAC_IO_PIPELINE=0 turns both off; everything must come
-# out the same either way: the bytes written, the findings (ranges, first
+# written (write). The oracle is the same check run as one job of one block
+# (--jobs 1 --bs LEN), which has nothing to overlap and runs inline on the
+# job's one thread; everything must come out the same either way: the bytes written, the findings (ranges, first
 # mismatch, --bad-list, unreadable sectors apart from mismatches), SHORT at
 # an end of data inside a block, and Ctrl-C mid-check (report, exit 130).
 # Unreadable sectors come from a pread() shim (LD_PRELOAD) that fails with
@@ -22,21 +23,27 @@ tap_cleanup() {
 }
 trap 'exit 130' INT TERM
 
-# Drop what differs between two runs of the same check: the timings.
+# Drop what differs between two runs of the same check: the timings, and
+# the jobs and block size the oracle changes.
 stable() {
 	sed -e 's/"seconds":[0-9.e+-]*//; s/"bytes_per_second":[0-9.e+-]*//' \
-	    -e 's/"cpu_seconds":[0-9.e+-]*//; s/"bytes_per_cpu_second":[0-9.e+-]*//' "$1"
+	    -e 's/"cpu_seconds":[0-9.e+-]*//; s/"bytes_per_cpu_second":[0-9.e+-]*//' \
+	    -e 's/"jobs":[0-9]*//; s/"block_size":[0-9]*//' "$1"
 }
 
-# both NAME ARGS...: guac verify --json ARGS with the pipeline and without;
+# The oracle's options: one job of one block of the whole 4 MiB (LEN), inline.
+INLINE="--jobs 1 --bs 4M"
+
+# both NAME FILE ARGS...: guac verify --json ARGS FILE with the pipeline, and
+# as the inline oracle (ARGS, then $INLINE, which overrides their --jobs and --bs);
 # $tmp/NAME.on and .off hold the reports, .on.bad and .off.bad the bad lists,
 # $rc_on and $rc_off the statuses.
 both() {
-	name=$1
-	shift
-	"$GUAC" verify --json --bad-list "$tmp/$name.on.bad" "$@" >"$tmp/$name.on" 2>"$tmp/$name.on.err"
+	name=$1 file=$2
+	shift 2
+	"$GUAC" verify --json --bad-list "$tmp/$name.on.bad" "$@" "$file" >"$tmp/$name.on" 2>"$tmp/$name.on.err"
 	rc_on=$?
-	GUAC_IO_PIPELINE=0 "$GUAC" verify --json --bad-list "$tmp/$name.off.bad" "$@" \
+	"$GUAC" verify --json --bad-list "$tmp/$name.off.bad" "$@" $INLINE "$file" \
 		>"$tmp/$name.off" 2>"$tmp/$name.off.err"
 	rc_off=$?
 	stable "$tmp/$name.on" >"$tmp/$name.on.s"
@@ -55,7 +62,7 @@ tap_begin
 LEN=$((4 << 20))
 "$GUAC" write --origin 0 --buffered --bs 64K --jobs 2 --length $LEN "$tmp/w.on" >/dev/null 2>&1
 rc_on=$?
-GUAC_IO_PIPELINE=0 "$GUAC" write --origin 0 --buffered --bs 64K --jobs 2 --length $LEN "$tmp/w.off" >/dev/null 2>&1
+"$GUAC" write --origin 0 --buffered $INLINE --length $LEN "$tmp/w.off" >/dev/null 2>&1
 rc_off=$?
 check "write, 2 jobs of 32 blocks: the same bytes with and without the pipeline, guac gen's" \
 	"[ $rc_on -eq 0 ] && [ $rc_off -eq 0 ] && cmp -s '$tmp/w.on' '$tmp/w.off' && \"$GUAC\" gen --length $LEN | cmp -s - '$tmp/w.on'"
@@ -68,16 +75,16 @@ poke() {
 }
 H=$((LEN / 2))
 for b in 5 $((H - 3)) $((H + 100)) $((LEN - 1)); do poke $b; done
-both mm --bs 64K --jobs 2 "$tmp/d"
+both mm "$tmp/d" --bs 64K --jobs 2
 check "mismatches in the first and last blocks of 2 jobs: exit 1, pipelined" "[ $rc_on -eq 1 ]"
 check "... the four sectors, at their bytes" \
 	"grep -q '\"ranges\":\[{\"start\":0,\"length\":512},{\"start\":$((H - 512)),\"length\":1024},{\"start\":$((LEN - 512)),\"length\":512}\]' '$tmp/mm.on' && grep -q '\"bad_sectors\":4,' '$tmp/mm.on'"
 check "... the first mismatch at byte 5" "grep -q '\"first_mismatch\":{\"byte\":5,' '$tmp/mm.on'"
 check "... the same report and --bad-list without the pipeline" "same mm"
-both mm1 --bs 64K --jobs 1 "$tmp/d"
+both mm1 "$tmp/d" --bs 64K --jobs 1
 check "the same in one job: 4 bad sectors, first at byte 5, the same without the pipeline" \
 	"[ $rc_on -eq 1 ] && grep -q '\"bad_sectors\":4,' '$tmp/mm1.on' && grep -q '\"first_mismatch\":{\"byte\":5,' '$tmp/mm1.on' && same mm1"
-both mmd --direct --bs 64K --jobs 1 "$tmp/d"
+both mmd "$tmp/d" --direct --bs 64K --jobs 1
 if grep -q 'O_DIRECT' "$tmp/mmd.on.err"; then
 	ok "# SKIP direct reads: $(dirname "$tmp") refuses O_DIRECT"
 else
@@ -85,16 +92,16 @@ else
 		"[ $rc_on -eq 1 ] && grep -q '\"bad_sectors\":4,' '$tmp/mmd.on' && grep -q '\"first_mismatch\":{\"byte\":5,' '$tmp/mmd.on' && same mmd"
 fi
 # An unaligned start (--skip 1000: byte 5 is left out; a 24-byte head part, then 3 jobs).
-both mms --bs 64K --jobs 3 --skip 1000 "$tmp/d"
+both mms "$tmp/d" --bs 64K --jobs 3 --skip 1000
 check "--skip 1000, 3 jobs: the 3 bad sectors after it, the same without the pipeline" \
 	"[ $rc_on -eq 1 ] && grep -q '\"bad_sectors\":3,' '$tmp/mms.on' && grep -q '\"first_mismatch\":{\"byte\":$((H - 3)),' '$tmp/mms.on' && same mms"
-both max --bs 64K --jobs 1 --max-errors 2 "$tmp/d"
+both max "$tmp/d" --bs 64K --jobs 1 --max-errors 2
 check "--max-errors 2: exactly 2, the same without the pipeline" \
 	"[ $rc_on -eq 1 ] && grep -q '\"bad_sectors\":2,' '$tmp/max.on' && same max"
 
 # 3. The end of the data inside a block: SHORT at that byte, what was there checked.
 "$GUAC" gen --length $((LEN / 2 + 1000)) >"$tmp/s"
-both short --bs 64K --jobs 1 --length $LEN "$tmp/s"
+both short "$tmp/s" --bs 64K --jobs 1 --length $LEN
 check "EOF inside a block: exit 1, short at byte $((LEN / 2 + 1000))" \
 	"[ $rc_on -eq 1 ] && grep -q '\"short\":true' '$tmp/short.on' && grep -q '\"bytes_checked\":$((LEN / 2 + 1000)),' '$tmp/short.on'"
 check "... the same without the pipeline" "same short"
@@ -147,7 +154,7 @@ if $CC -shared -fPIC -o "$tmp/eio.so" "$tmp/eio.c" -ldl 2>"$tmp/cc.err"; then
 	# Sectors 2000-2002 (in the 16th 64 KiB block, job 0 of 2) fail; byte 5 and the rest differ as in 2.
 	ino=$(stat -c %i "$tmp/d")
 	export EIO_INO=$ino EIO_LO=$((2000 * 512 + 7)) EIO_HI=$((2002 * 512 + 1)) LD_PRELOAD="$tmp/eio.so"
-	both eio --bs 64K --jobs 2 "$tmp/d"
+	both eio "$tmp/d" --bs 64K --jobs 2
 	unset EIO_INO EIO_LO EIO_HI LD_PRELOAD
 	check "EIO on sectors 2000-2002: exit 3, three unreadable sectors in one range" \
 		"[ $rc_on -eq 3 ] && grep -q '\"unreadable_sectors\":3,' '$tmp/eio.on' && grep -q '\"unreadable\":\[{\"start\":$((2000 * 512)),\"length\":1536}\]' '$tmp/eio.on'"
@@ -168,14 +175,15 @@ else
 	truncate -s $BIG "$tmp/big"
 	if loop=$(losetup -f --show "$tmp/big"); then
 		"$GUAC" write --origin 0 "$loop" >/dev/null 2>&1
-		for p in 1 0; do
-			GUAC_IO_PIPELINE=$p "$GUAC" verify --direct --bs 512 --jobs 1 "$loop" >"$tmp/int$p" 2>&1 &
+		# One job and two: the twins of one job, and of each of two.
+		for p in 1 2; do
+			"$GUAC" verify --direct --bs 512 --jobs $p "$loop" >"$tmp/int$p" 2>&1 &
 			pid=$!
 			wait_read $pid 1048576
 			kill -INT $pid
 			wait $pid
 			rc=$?
-			check "SIGINT mid-check (GUAC_IO_PIPELINE=$p): exit 130 with the INTERRUPTED report" \
+			check "SIGINT mid-check (--jobs $p): exit 130 with the INTERRUPTED report" \
 				"[ $rc -eq 130 ] && grep -q '^INTERRUPTED: stopped after' '$tmp/int$p' && grep -q '^mode: direct I/O' '$tmp/int$p'"
 		done
 		# Ctrl-C as soon as the handler is in place (SigCgt has SIGINT), 16 MiB blocks.

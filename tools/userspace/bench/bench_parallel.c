@@ -202,11 +202,10 @@ static void bench_par_cell(double v)
 		printf(" %9.*f", v >= 1000 ? 0 : v >= 100 ? 1 : v >= 10 ? 2 : 3, v);
 }
 
-static void bench_par_print(const struct bench_par_row *rows, size_t n,
-			    const struct bench_config *cfg, enum bench_format fmt)
+/* What comes before the rows: the CSV header, the JSON's opening, the table's. */
+static void bench_par_print_head(const struct bench_config *cfg, enum bench_format fmt)
 {
-	char cpu[256], sz[16];
-	size_t i;
+	char cpu[256];
 
 	if (fmt == BENCH_FORMAT_CSV) {
 		printf("suite,source,mode,size,threads,status,median,min,max,unit,per_thread,"
@@ -228,64 +227,98 @@ static void bench_par_print(const struct bench_par_row *rows, size_t n,
 		       "mode", "size", "thr", "MB/s", "min", "max", "/thread", "per CPU-s", "eff",
 		       "cpu");
 	}
+}
+
+/*
+ * The row's numbers: CSV columns (the unit after max), or JSON members (each
+ * after its name; "null" for none).
+ */
+static void bench_par_print_numbers(const struct bench_par_row *r, double per_thread,
+				    bool json)
+{
+	const struct {
+		const char *name;
+		double v;
+	} nums[] = {
+		{ "median", r->mbps }, { "min", r->min }, { "max", r->max },
+		{ "per_thread", per_thread }, { "per_cpu_second", r->per_cpu },
+		{ "efficiency", r->efficiency }, { "cpu_ratio", r->cpu_ratio },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+		if (json)
+			printf(",\"%s\":", nums[k].name);
+		else if (k == 3)
+			printf(",MB/s,");
+		else if (k)
+			putchar(',');
+		bench_par_num(nums[k].v, json ? "null" : "");
+	}
+}
+
+static void bench_par_print_csv(const struct bench_par_row *r, const char *status,
+				double per_thread)
+{
+	printf("parallel,%s,%s,%zu,%u,%s,", r->source, r->mode, r->size, r->threads,
+	       status);
+	bench_par_print_numbers(r, per_thread, false);
+	printf(",%s\n", r->why);
+}
+
+/* Row @r, the @i-th (a comma before all but the first). */
+static void bench_par_print_json(const struct bench_par_row *r, size_t i, const char *status,
+				 double per_thread)
+{
+	printf("%s\n{\"suite\":\"parallel\",\"source\":\"%s\",\"mode\":\"%s\","
+	       "\"size\":%zu,\"threads\":%u,\"status\":\"%s\",\"why\":", i ? "," : "",
+	       r->source, r->mode, r->size, r->threads, status);
+	guac_json_string(stdout, r->why);
+	printf(",\"unit\":\"MB/s\"");
+	bench_par_print_numbers(r, per_thread, true);
+	putchar('}');
+}
+
+static void bench_par_print_table(const struct bench_par_row *r, const char *status,
+				  double per_thread)
+{
+	char sz[16];
+
+	if (r->status != BENCH_OK) {
+		printf("%-8s %-17s %s (%s)\n", "parallel", r->source, status, r->why);
+		return;
+	}
+	printf("%-8s %-17s %-7s %5s %3u", "parallel", r->source, r->mode,
+	       bench_fmt_size(sz, sizeof(sz), r->size), r->threads);
+	bench_par_cell(r->mbps);
+	bench_par_cell(r->min);
+	bench_par_cell(r->max);
+	bench_par_cell(per_thread);
+	bench_par_cell(r->per_cpu);
+	if (isnan(r->efficiency))
+		printf(" %6s %6s\n", "-", "-");
+	else
+		printf(" %6.2f %6.2f\n", r->efficiency, r->cpu_ratio);
+}
+
+static void bench_par_print(const struct bench_par_row *rows, size_t n,
+			    const struct bench_config *cfg, enum bench_format fmt)
+{
+	size_t i;
+
+	bench_par_print_head(cfg, fmt);
 	for (i = 0; i < n; i++) {
 		const struct bench_par_row *r = &rows[i];
 		const char *status = r->status == BENCH_OK ? "ok" :
 				     r->status == BENCH_ABSENT ? "absent" : "error";
 		double per_thread = r->status == BENCH_OK ? r->mbps / r->threads : NAN;
 
-		if (fmt == BENCH_FORMAT_CSV) {
-			printf("parallel,%s,%s,%zu,%u,%s,", r->source, r->mode, r->size, r->threads,
-			       status);
-			bench_par_num(r->mbps, "");
-			putchar(',');
-			bench_par_num(r->min, "");
-			putchar(',');
-			bench_par_num(r->max, "");
-			printf(",MB/s,");
-			bench_par_num(per_thread, "");
-			putchar(',');
-			bench_par_num(r->per_cpu, "");
-			putchar(',');
-			bench_par_num(r->efficiency, "");
-			putchar(',');
-			bench_par_num(r->cpu_ratio, "");
-			printf(",%s\n", r->why);
-		} else if (fmt == BENCH_FORMAT_JSON) {
-			printf("%s\n{\"suite\":\"parallel\",\"source\":\"%s\",\"mode\":\"%s\","
-			       "\"size\":%zu,\"threads\":%u,\"status\":\"%s\",\"why\":", i ? "," : "",
-			       r->source, r->mode, r->size, r->threads, status);
-			guac_json_string(stdout, r->why);
-			printf(",\"unit\":\"MB/s\",\"median\":");
-			bench_par_num(r->mbps, "null");
-			printf(",\"min\":");
-			bench_par_num(r->min, "null");
-			printf(",\"max\":");
-			bench_par_num(r->max, "null");
-			printf(",\"per_thread\":");
-			bench_par_num(per_thread, "null");
-			printf(",\"per_cpu_second\":");
-			bench_par_num(r->per_cpu, "null");
-			printf(",\"efficiency\":");
-			bench_par_num(r->efficiency, "null");
-			printf(",\"cpu_ratio\":");
-			bench_par_num(r->cpu_ratio, "null");
-			putchar('}');
-		} else if (r->status != BENCH_OK) {
-			printf("%-8s %-17s %s (%s)\n", "parallel", r->source, status, r->why);
-		} else {
-			printf("%-8s %-17s %-7s %5s %3u", "parallel", r->source, r->mode,
-			       bench_fmt_size(sz, sizeof(sz), r->size), r->threads);
-			bench_par_cell(r->mbps);
-			bench_par_cell(r->min);
-			bench_par_cell(r->max);
-			bench_par_cell(per_thread);
-			bench_par_cell(r->per_cpu);
-			if (isnan(r->efficiency))
-				printf(" %6s %6s\n", "-", "-");
-			else
-				printf(" %6.2f %6.2f\n", r->efficiency, r->cpu_ratio);
-		}
+		if (fmt == BENCH_FORMAT_CSV)
+			bench_par_print_csv(r, status, per_thread);
+		else if (fmt == BENCH_FORMAT_JSON)
+			bench_par_print_json(r, i, status, per_thread);
+		else
+			bench_par_print_table(r, status, per_thread);
 	}
 	if (fmt == BENCH_FORMAT_JSON)
 		printf("\n]}\n");
@@ -304,17 +337,88 @@ static const struct bench_par_row *bench_par_base(const struct bench_par_row *ro
 	return NULL;
 }
 
+/*
+ * Rounds: every size and thread count once, all sources side by side, into
+ * @measured (the rows of bench_parallel_run(), source-major, then size, then
+ * thread count).
+ */
+static void bench_par_rounds(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
+			     const struct bench_source **usable, size_t nusable,
+			     struct bench_par_row *measured)
+{
+	struct bench_config one = *cfg;
+	struct bench_results res = { 0 };
+	unsigned int round;
+	size_t s, t, k;
+
+	one.trials = 1;
+	for (round = 0; round < cfg->trials; round++)
+		for (s = 0; s < nsizes; s++)
+			for (t = 0; t < cfg->nthreads; t++) {
+				res.n = 0;
+				bench_measure(&res, &one, "parallel", usable, nusable, NULL,
+					      sizes[s], cfg->threads[t], BENCH_MBPS);
+				for (k = 0; k < res.n; k++) {
+					struct bench_par_row *r = &measured[(k * nsizes + s) *
+									    cfg->nthreads + t];
+
+					if (res.v[k].status != BENCH_OK && r->status == BENCH_OK) {
+						r->status = res.v[k].status;
+						snprintf(r->why, sizeof(r->why), "%s", res.v[k].why);
+					}
+					r->mbps_v[round] = res.v[k].median;
+					r->cpu_v[round] = res.v[k].per_cpu;
+				}
+			}
+	free(res.v);
+}
+
+/* Medians, then each row against its 1-thread row, round by round. */
+static void bench_par_summarize(const struct bench_config *cfg, struct bench_par_row *rows,
+				size_t nrows, double *scratch)
+{
+	unsigned int round;
+	size_t i;
+
+	for (i = 0; i < nrows; i++) {
+		struct bench_par_row *r = &rows[i];
+
+		r->efficiency = r->cpu_ratio = NAN;
+		if (r->status != BENCH_OK || !r->mbps_v) {
+			r->mbps = r->min = r->max = r->per_cpu = NAN;
+			continue;
+		}
+		memcpy(scratch, r->cpu_v, cfg->trials * sizeof(double));
+		r->per_cpu = bench_par_median(scratch, cfg->trials);
+		memcpy(scratch, r->mbps_v, cfg->trials * sizeof(double));
+		r->mbps = bench_par_median(scratch, cfg->trials);
+		r->min = scratch[0];
+		r->max = scratch[cfg->trials - 1];
+	}
+	for (i = 0; i < nrows; i++) {
+		struct bench_par_row *r = &rows[i];
+		const struct bench_par_row *b;
+
+		if (r->status != BENCH_OK || !r->mbps_v)
+			continue;
+		b = bench_par_base(rows, nrows, r);
+		if (!b)
+			continue;
+		for (round = 0; round < cfg->trials; round++)
+			scratch[round] = r->mbps_v[round] / (r->threads * b->mbps_v[round]);
+		r->efficiency = bench_par_median(scratch, cfg->trials);
+		r->cpu_ratio = r->per_cpu / b->per_cpu;
+	}
+}
+
 int bench_parallel_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
 		       int impl, enum bench_format fmt)
 {
 	struct bench_source local[BENCH_PAR_NR];
 	const struct bench_source *usable[BENCH_PAR_MAX_SOURCES];
-	struct bench_config one = *cfg;
 	struct bench_par_row *rows;
-	struct bench_results res = { 0 };
 	size_t nusable = 0, nrows = 0, k, s, t, i;
 	double *scratch;
-	unsigned int round;
 	char why[80];
 
 	rows = calloc((BENCH_PAR_NR * cfg->nthreads + BENCH_PAR_NR) * nsizes, sizeof(*rows));
@@ -358,59 +462,9 @@ int bench_parallel_run(const struct bench_config *cfg, const size_t *sizes, size
 					exit(GUAC_EXIT_ERROR);
 				}
 			}
-	/* Rounds: every size and thread count once, all sources side by side. */
-	one.trials = 1;
-	for (round = 0; round < cfg->trials; round++)
-		for (s = 0; s < nsizes; s++)
-			for (t = 0; t < cfg->nthreads; t++) {
-				res.n = 0;
-				bench_measure(&res, &one, "parallel", usable, nusable, NULL,
-					      sizes[s], cfg->threads[t], BENCH_MBPS);
-				for (k = 0; k < res.n; k++) {
-					struct bench_par_row *r = &rows[nrows - nusable * nsizes *
-									cfg->nthreads +
-									(k * nsizes + s) *
-									cfg->nthreads + t];
-
-					if (res.v[k].status != BENCH_OK && r->status == BENCH_OK) {
-						r->status = res.v[k].status;
-						snprintf(r->why, sizeof(r->why), "%s", res.v[k].why);
-					}
-					r->mbps_v[round] = res.v[k].median;
-					r->cpu_v[round] = res.v[k].per_cpu;
-				}
-			}
-	free(res.v);
-	/* Medians, then each row against its 1-thread row, round by round. */
-	for (i = 0; i < nrows; i++) {
-		struct bench_par_row *r = &rows[i];
-
-		r->efficiency = r->cpu_ratio = NAN;
-		if (r->status != BENCH_OK || !r->mbps_v) {
-			r->mbps = r->min = r->max = r->per_cpu = NAN;
-			continue;
-		}
-		memcpy(scratch, r->cpu_v, cfg->trials * sizeof(double));
-		r->per_cpu = bench_par_median(scratch, cfg->trials);
-		memcpy(scratch, r->mbps_v, cfg->trials * sizeof(double));
-		r->mbps = bench_par_median(scratch, cfg->trials);
-		r->min = scratch[0];
-		r->max = scratch[cfg->trials - 1];
-	}
-	for (i = 0; i < nrows; i++) {
-		struct bench_par_row *r = &rows[i];
-		const struct bench_par_row *b;
-
-		if (r->status != BENCH_OK || !r->mbps_v)
-			continue;
-		b = bench_par_base(rows, nrows, r);
-		if (!b)
-			continue;
-		for (round = 0; round < cfg->trials; round++)
-			scratch[round] = r->mbps_v[round] / (r->threads * b->mbps_v[round]);
-		r->efficiency = bench_par_median(scratch, cfg->trials);
-		r->cpu_ratio = r->per_cpu / b->per_cpu;
-	}
+	bench_par_rounds(cfg, sizes, nsizes, usable, nusable,
+			 rows + nrows - nusable * nsizes * cfg->nthreads);
+	bench_par_summarize(cfg, rows, nrows, scratch);
 	bench_par_print(rows, nrows, cfg, fmt);
 	for (i = 0; i < nrows; i++) {
 		free(rows[i].mbps_v);

@@ -433,12 +433,11 @@ static const char *bench_small_why(int err)
 	return strerror(err);
 }
 
-static void bench_small_print(const struct bench_small_row *rows, size_t n,
-			      const struct bench_config *cfg, enum bench_format fmt,
-			      const char *libc_mode)
+/* What comes before the rows: the CSV header, the JSON's opening, the table's. */
+static void bench_small_print_head(const struct bench_config *cfg, enum bench_format fmt,
+				   const char *libc_mode)
 {
-	char cpu[256], sz[16];
-	size_t i;
+	char cpu[256];
 
 	if (fmt == BENCH_FORMAT_CSV) {
 		printf("suite,source,mode,size,status,ns_per_call,min,max,cpu_ns_per_call,"
@@ -459,6 +458,16 @@ static void bench_small_print(const struct bench_small_row *rows, size_t n,
 		printf("%-6s %-17s %-8s %5s %9s %9s %9s %9s %9s %9s\n", "suite", "source", "mode",
 		       "size", "ns/call", "min", "max", "CPU ns", "/zero", "/vdso");
 	}
+}
+
+static void bench_small_print(const struct bench_small_row *rows, size_t n,
+			      const struct bench_config *cfg, enum bench_format fmt,
+			      const char *libc_mode)
+{
+	char sz[16];
+	size_t i;
+
+	bench_small_print_head(cfg, fmt, libc_mode);
 	for (i = 0; i < n; i++) {
 		const struct bench_small_row *r = &rows[i];
 		const char *status = !r->err ? "ok" : r->err == ENOENT || r->err == ENODEV ||

@@ -418,109 +418,62 @@ static bool bench_opt_impl(const struct guac_option *opt, const char *arg)
 	return true;
 }
 
-int guac_cmd_bench(int argc, char **argv)
+/* Each call of guac_cmd_bench() starts from the defaults. */
+static void bench_set_defaults(struct bench_opts *o)
 {
-	static struct bench_opts o;
-	const char *suite = "all", *plot = NULL;
-	bool csv = false, json = false, ran = false, ok = true;
-	char about[sizeof(bench_about_fmt) + 64], threads_help[96], seconds_help[64],
-		trials_help[96];
-	const struct guac_usage usage = {
-		.synopsis = "Usage: guac bench [core|dev|hwrng|nonce|kpath|small|parallel|all] [OPTIONS]\n",
-		.about = about,
-		.after = bench_after,
-	};
-	const struct guac_option opts[] = {
-		GUAC_OPT_CALLBACK('s', "sizes", &o, "LIST",
-				  "request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)",
-				  bench_opt_sizes),
-		GUAC_OPT_CALLBACK('t', "threads", &o, "LIST", threads_help, bench_opt_threads),
-		GUAC_OPT_CALLBACK(0, "seconds", &o, "S", seconds_help, bench_opt_seconds),
-		GUAC_OPT_CALLBACK(0, "trials", &o, "N", trials_help, bench_opt_trials),
-		GUAC_OPT_FLAG(0, "csv", &csv, "CSV on standard output instead of the table"),
-		GUAC_OPT_FLAG(0, "json", &json, "JSON on standard output instead of the table"),
-		GUAC_OPT_CALLBACK(0, "impl", NULL, "NAME",
-				  "kpath, small and parallel: " BENCH_HELP_IMPL_OPT
-				  " (default auto, the best this CPU supports)", bench_opt_impl),
-		GUAC_OPT_STRING(0, "plot", &plot, "FILE",
-				"also write a PNG (gnuplot): throughput and per-core speed against "
-				"request size on one thread, and throughput against threads at 64K"),
-		GUAC_OPT_HELP(),
-		GUAC_OPT_END(),
-	};
-	struct bench_config *cfg = &o.cfg;
-	size_t *sizes = o.sizes;
-	struct bench_results res = { 0 };
+	struct bench_config *cfg = &o->cfg;
 	size_t i;
-	int n;
 
-	snprintf(about, sizeof(about), bench_about_fmt, BENCH_CPU_REQUEST, BENCH_NONCE_SIZE,
-		 BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK, BENCH_KPATH_CHUNK);
-	snprintf(threads_help, sizeof(threads_help),
-		 "thread counts, e.g. 1,2 (default 1 to the CPU count, %u)", guac_nr_cpus());
-	snprintf(seconds_help, sizeof(seconds_help), "length of one trial (default %.2f)",
-		 BENCH_DEFAULT_SECONDS);
-	snprintf(trials_help, sizeof(trials_help),
-		 "trials per measurement; median, min and max are reported (default %d)",
-		 BENCH_DEFAULT_TRIALS);
-	/* Each call starts from the defaults. */
-	memset(&o, 0, sizeof(o));
-	o.cfg = (struct bench_config){
+	memset(o, 0, sizeof(*o));
+	o->cfg = (struct bench_config){
 		.seconds = BENCH_DEFAULT_SECONDS, .trials = BENCH_DEFAULT_TRIALS,
-		.sizes = o.sizes, .threads = o.threads,
+		.sizes = o->sizes, .threads = o->threads,
 	};
 	bench_show_progress = false;
 	bench_sizes_given = false;
 	bench_kpath_impl = -1;
-	memcpy(o.sizes, bench_default_sizes, sizeof(bench_default_sizes));
+	memcpy(o->sizes, bench_default_sizes, sizeof(bench_default_sizes));
 	cfg->nsizes = sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0]);
 	cfg->nthreads = guac_nr_cpus() < BENCH_MAX_LIST ? guac_nr_cpus() : BENCH_MAX_LIST;
 	for (i = 0; i < cfg->nthreads; i++)
-		o.threads[i] = (unsigned int)i + 1;
+		o->threads[i] = (unsigned int)i + 1;
+}
 
-	n = guac_parse_options(argc, argv, opts, &usage, 0);
-	if (n < 0)
-		return guac_parse_exit(n);
-	if (csv && json) {
-		guac_err("--csv and --json exclude each other");
-		return GUAC_EXIT_ERROR;
-	}
-	if (n > 1) {
-		guac_err("unexpected argument '%s'", argv[1]);
-		return GUAC_EXIT_ERROR;
-	}
-	if (n)
-		suite = argv[0];
-	if (bench_kpath_impl >= 0 && strcmp(suite, "kpath") && strcmp(suite, "all") &&
-	    strcmp(suite, "small") && strcmp(suite, "parallel")) {
-		guac_err("--impl applies to the kpath, small and parallel suites only");
-		return GUAC_EXIT_ERROR;
-	}
-	if (!bench_memory_fits(cfg, !strcmp(suite, "small")))
-		return GUAC_EXIT_ERROR;
-	if (!strcmp(suite, "small") || !strcmp(suite, "parallel")) {
-		bool small = !strcmp(suite, "small");
-		enum bench_format fmt = json ? BENCH_FORMAT_JSON :
-					csv ? BENCH_FORMAT_CSV : BENCH_FORMAT_TABLE;
-		int impl = bench_kpath_impl >= 0 ? bench_kpath_impl : (int)guac_impl_best();
+/* The small and parallel suites: their own sizes, table and formats. */
+static int bench_run_sized(struct bench_opts *o, const char *suite, const char *plot,
+			   enum bench_format fmt)
+{
+	struct bench_config *cfg = &o->cfg;
+	size_t *sizes = o->sizes;
+	bool small = !strcmp(suite, "small");
+	int impl = bench_kpath_impl >= 0 ? bench_kpath_impl : (int)guac_impl_best();
 
-		if (plot) {
-			guac_err("--plot does not apply to the %s suite", suite);
-			return GUAC_EXIT_ERROR;
-		}
-		if (small && o.threads_given) {
-			guac_err("the small suite runs on one thread: no --threads");
-			return GUAC_EXIT_ERROR;
-		}
-		if (!bench_sizes_given) {
-			cfg->nsizes = small ? sizeof(bench_small_sizes) / sizeof(size_t) :
-					     sizeof(bench_parallel_sizes) / sizeof(size_t);
-			memcpy(sizes, small ? bench_small_sizes : bench_parallel_sizes,
-			       cfg->nsizes * sizeof(size_t));
-		}
-		return small ? bench_small_run(cfg, sizes, cfg->nsizes, impl, fmt) :
-			       bench_parallel_run(cfg, sizes, cfg->nsizes, impl, fmt);
+	if (plot) {
+		guac_err("--plot does not apply to the %s suite", suite);
+		return GUAC_EXIT_ERROR;
 	}
+	if (small && o->threads_given) {
+		guac_err("the small suite runs on one thread: no --threads");
+		return GUAC_EXIT_ERROR;
+	}
+	if (!bench_sizes_given) {
+		cfg->nsizes = small ? sizeof(bench_small_sizes) / sizeof(size_t) :
+				     sizeof(bench_parallel_sizes) / sizeof(size_t);
+		memcpy(sizes, small ? bench_small_sizes : bench_parallel_sizes,
+		       cfg->nsizes * sizeof(size_t));
+	}
+	return small ? bench_small_run(cfg, sizes, cfg->nsizes, impl, fmt) :
+		       bench_parallel_run(cfg, sizes, cfg->nsizes, impl, fmt);
+}
+
+/* @suite (one of bench_suites[], or all of them), then the results as asked. */
+static int bench_run_suites(struct bench_config *cfg, const char *suite, const char *plot,
+			    bool json, bool csv)
+{
+	struct bench_results res = { 0 };
+	bool ran = false, ok = true;
+	size_t i;
+
 	bench_show_progress = isatty(STDERR_FILENO);
 
 	for (i = 0; i < BENCH_NR_SUITES; i++) {
@@ -547,4 +500,75 @@ int guac_cmd_bench(int argc, char **argv)
 		ok = bench_plot(&res, plot);
 	free(res.v);
 	return ok ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
+}
+
+int guac_cmd_bench(int argc, char **argv)
+{
+	static struct bench_opts o;
+	const char *suite = "all", *plot = NULL;
+	bool csv = false, json = false;
+	char about[sizeof(bench_about_fmt) + 64], threads_help[96], seconds_help[64],
+		trials_help[96];
+	const struct guac_usage usage = {
+		.synopsis = "Usage: guac bench [core|dev|hwrng|nonce|kpath|small|parallel|all] [OPTIONS]\n",
+		.about = about,
+		.after = bench_after,
+	};
+	const struct guac_option opts[] = {
+		GUAC_OPT_CALLBACK('s', "sizes", &o, "LIST",
+				  "request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)",
+				  bench_opt_sizes),
+		GUAC_OPT_CALLBACK('t', "threads", &o, "LIST", threads_help, bench_opt_threads),
+		GUAC_OPT_CALLBACK(0, "seconds", &o, "S", seconds_help, bench_opt_seconds),
+		GUAC_OPT_CALLBACK(0, "trials", &o, "N", trials_help, bench_opt_trials),
+		GUAC_OPT_FLAG(0, "csv", &csv, "CSV on standard output instead of the table"),
+		GUAC_OPT_FLAG(0, "json", &json, "JSON on standard output instead of the table"),
+		GUAC_OPT_CALLBACK(0, "impl", NULL, "NAME",
+				  "kpath, small and parallel: " BENCH_HELP_IMPL_OPT
+				  " (default auto, the best this CPU supports)", bench_opt_impl),
+		GUAC_OPT_STRING(0, "plot", &plot, "FILE",
+				"also write a PNG (gnuplot): throughput and per-core speed against "
+				"request size on one thread, and throughput against threads at 64K"),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
+	};
+	struct bench_config *cfg = &o.cfg;
+	int n;
+
+	snprintf(about, sizeof(about), bench_about_fmt, BENCH_CPU_REQUEST, BENCH_NONCE_SIZE,
+		 BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK, BENCH_KPATH_CHUNK);
+	snprintf(threads_help, sizeof(threads_help),
+		 "thread counts, e.g. 1,2 (default 1 to the CPU count, %u)", guac_nr_cpus());
+	snprintf(seconds_help, sizeof(seconds_help), "length of one trial (default %.2f)",
+		 BENCH_DEFAULT_SECONDS);
+	snprintf(trials_help, sizeof(trials_help),
+		 "trials per measurement; median, min and max are reported (default %d)",
+		 BENCH_DEFAULT_TRIALS);
+	bench_set_defaults(&o);
+
+	n = guac_parse_options(argc, argv, opts, &usage, 0);
+	if (n < 0)
+		return guac_parse_exit(n);
+	if (csv && json) {
+		guac_err("--csv and --json exclude each other");
+		return GUAC_EXIT_ERROR;
+	}
+	if (n > 1) {
+		guac_err("unexpected argument '%s'", argv[1]);
+		return GUAC_EXIT_ERROR;
+	}
+	if (n)
+		suite = argv[0];
+	if (bench_kpath_impl >= 0 && strcmp(suite, "kpath") && strcmp(suite, "all") &&
+	    strcmp(suite, "small") && strcmp(suite, "parallel")) {
+		guac_err("--impl applies to the kpath, small and parallel suites only");
+		return GUAC_EXIT_ERROR;
+	}
+	if (!bench_memory_fits(cfg, !strcmp(suite, "small")))
+		return GUAC_EXIT_ERROR;
+	if (!strcmp(suite, "small") || !strcmp(suite, "parallel"))
+		return bench_run_sized(&o, suite, plot,
+				       json ? BENCH_FORMAT_JSON :
+				       csv ? BENCH_FORMAT_CSV : BENCH_FORMAT_TABLE);
+	return bench_run_suites(&o.cfg, suite, plot, json, csv);
 }

@@ -124,6 +124,38 @@ static void probe_print(const char *path, const struct guac_capacity *c)
 	       c->restored ? "every block written back" : "NOT every block written back");
 }
 
+/*
+ * Open probed target @t (@path) to read and write, check @block against it,
+ * and draw the fresh @origin; false (said, @t closed) if any fails.
+ */
+static bool probe_open(struct guac_target *t, const char *path, uint64_t block,
+		       uint64_t *origin)
+{
+	/* Read and write; a disk past its caches (O_DIRECT), a file through them. */
+	t->fd = open(path, O_RDWR | O_CLOEXEC | (t->kind == GUAC_TARGET_BLOCK ? O_DIRECT : 0));
+	if (t->fd < 0) {
+		guac_err("cannot open '%s' to read and write: %s", path, strerror(errno));
+		return false;
+	}
+	if (block < t->sector || block % t->sector || block % 512 || block > (64u << 20)) {
+		guac_err("--block %" PRIu64 ": a multiple of the %u-byte sector, up to 64M, is "
+			 "needed", block, t->sector);
+		guac_target_close(t);
+		return false;
+	}
+	if (t->size < block) {
+		guac_err("'%s' holds %" PRIu64 " bytes: less than one probe block", path, t->size);
+		guac_target_close(t);
+		return false;
+	}
+	if (getrandom(origin, sizeof(*origin), 0) != sizeof(*origin)) {
+		guac_err("cannot draw a fresh origin (getrandom: %s)", strerror(errno));
+		guac_target_close(t);
+		return false;
+	}
+	return true;
+}
+
 int guac_cmd_probe(int argc, char **argv)
 {
 	bool destructive = false, force = false, block_given = false;
@@ -160,28 +192,8 @@ int guac_cmd_probe(int argc, char **argv)
 	}
 	if (!probe_target_ok(argv[0], destructive, force) || !guac_target_probe(&t, argv[0]))
 		return GUAC_EXIT_ERROR;
-	/* Read and write; a disk past its caches (O_DIRECT), a file through them. */
-	t.fd = open(argv[0], O_RDWR | O_CLOEXEC | (t.kind == GUAC_TARGET_BLOCK ? O_DIRECT : 0));
-	if (t.fd < 0) {
-		guac_err("cannot open '%s' to read and write: %s", argv[0], strerror(errno));
+	if (!probe_open(&t, argv[0], block, &c.origin))
 		return GUAC_EXIT_ERROR;
-	}
-	if (block < t.sector || block % t.sector || block % 512 || block > (64u << 20)) {
-		guac_err("--block %" PRIu64 ": a multiple of the %u-byte sector, up to 64M, is "
-			 "needed", block, t.sector);
-		guac_target_close(&t);
-		return GUAC_EXIT_ERROR;
-	}
-	if (t.size < block) {
-		guac_err("'%s' holds %" PRIu64 " bytes: less than one probe block", argv[0], t.size);
-		guac_target_close(&t);
-		return GUAC_EXIT_ERROR;
-	}
-	if (getrandom(&c.origin, sizeof(c.origin), 0) != sizeof(c.origin)) {
-		guac_err("cannot draw a fresh origin (getrandom: %s)", strerror(errno));
-		guac_target_close(&t);
-		return GUAC_EXIT_ERROR;
-	}
 	c.fd = t.fd;
 	c.size = t.size;
 	c.block = (unsigned int)block;

@@ -154,27 +154,19 @@ static long diag_find_stale(const struct guac_diag_config *cfg, uint64_t dev, si
 }
 
 /*
- * Everything decidable from the sector and its own place. Returns true if
- * decided; false leaves the sector to the misdirection search.
+ * How @got differs from @want (@n bytes): the right head and tail, the bytes
+ * right and the bits flipped, into @r. False if they are the same.
  */
-bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
-		     const uint8_t *got, const uint8_t *want, uint8_t *scratch,
-		     struct guac_diag_result *r)
+static bool diag_compare(const uint8_t *got, const uint8_t *want, size_t n,
+			 struct guac_diag_result *r)
 {
-	size_t n = cfg->sector, i, mid, head, tail;
-	long stale;
-
-	memset(r, 0, sizeof(*r));
-	r->stream_offset = stream_offset;
-	r->device_offset = cfg->pass.device_offset + (stream_offset - cfg->pass.stream_offset);
-	r->search_complete = true;
+	size_t i, head, tail;
 
 	for (head = 0; head < n && got[head] == want[head]; head++)
 		;
 	if (head == n) {
-		r->cls = GUAC_DIAG_OK;
 		r->matching_bytes = (uint32_t)n;
-		return true;
+		return false;
 	}
 	for (tail = 0; tail < n - head && got[n - 1 - tail] == want[n - 1 - tail]; tail++)
 		;
@@ -192,6 +184,64 @@ bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
 	}
 	r->head_ok = (uint32_t)head;
 	r->tail_ok = (uint32_t)tail;
+	return true;
+}
+
+/*
+ * Torn: a right head or tail, and a middle that is wrong nearly
+ * throughout (random bytes still match one in 256). A middle that is
+ * mostly right is scattered damage instead. True if @r is now TORN.
+ */
+static bool diag_torn(const struct guac_diag_config *cfg, const uint8_t *got,
+		      uint8_t *scratch, struct guac_diag_result *r)
+{
+	size_t head = r->head_ok, tail = r->tail_ok;
+	size_t mid = cfg->sector - head - tail, mid_right;
+	const uint8_t *rest = got + head;
+	long stale;
+
+	if (head < DIAG_TORN_MIN && tail < DIAG_TORN_MIN)
+		return false;
+	mid_right = r->matching_bytes - head - tail;
+	if (mid_right * 8 > mid)
+		return false;
+	r->cls = GUAC_DIAG_TORN;
+	if (diag_all(rest, mid, 0x00)) {
+		r->rest = GUAC_DIAG_REST_ZEROS;
+	} else if (diag_all(rest, mid, 0xff)) {
+		r->rest = GUAC_DIAG_REST_ONES;
+	} else {
+		stale = diag_find_stale(cfg, r->device_offset, head, rest, mid, scratch);
+		r->rest = stale >= 0 ? GUAC_DIAG_REST_STALE : GUAC_DIAG_REST_OTHER;
+		if (stale >= 0) {
+			r->found_origin = cfg->history[stale].origin;
+			diag_history_at(&cfg->history[stale], r->device_offset,
+					&r->found_stream_offset);
+		}
+	}
+	return true;
+}
+
+/*
+ * Everything decidable from the sector and its own place. Returns true if
+ * decided; false leaves the sector to the misdirection search.
+ */
+bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
+		     const uint8_t *got, const uint8_t *want, uint8_t *scratch,
+		     struct guac_diag_result *r)
+{
+	size_t n = cfg->sector;
+	long stale;
+
+	memset(r, 0, sizeof(*r));
+	r->stream_offset = stream_offset;
+	r->device_offset = cfg->pass.device_offset + (stream_offset - cfg->pass.stream_offset);
+	r->search_complete = true;
+
+	if (!diag_compare(got, want, n, r)) {
+		r->cls = GUAC_DIAG_OK;
+		return true;
+	}
 
 	if (diag_all(got, n, 0x00)) {
 		r->cls = GUAC_DIAG_ALL_ZERO;
@@ -216,36 +266,8 @@ bool guac_diag_local(const struct guac_diag_config *cfg, uint64_t stream_offset,
 		return true;
 	}
 
-	/*
-	 * Torn: a right head or tail, and a middle that is wrong nearly
-	 * throughout (random bytes still match one in 256). A middle that is
-	 * mostly right is scattered damage instead.
-	 */
-	mid = n - head - tail;
-	if (head >= DIAG_TORN_MIN || tail >= DIAG_TORN_MIN) {
-		size_t mid_right = r->matching_bytes - head - tail;
-
-		if (mid_right * 8 <= mid) {
-			const uint8_t *rest = got + head;
-
-			r->cls = GUAC_DIAG_TORN;
-			if (diag_all(rest, mid, 0x00)) {
-				r->rest = GUAC_DIAG_REST_ZEROS;
-			} else if (diag_all(rest, mid, 0xff)) {
-				r->rest = GUAC_DIAG_REST_ONES;
-			} else {
-				stale = diag_find_stale(cfg, r->device_offset, head, rest, mid,
-							scratch);
-				r->rest = stale >= 0 ? GUAC_DIAG_REST_STALE : GUAC_DIAG_REST_OTHER;
-				if (stale >= 0) {
-					r->found_origin = cfg->history[stale].origin;
-					diag_history_at(&cfg->history[stale], r->device_offset,
-							&r->found_stream_offset);
-				}
-			}
-			return true;
-		}
-	}
+	if (diag_torn(cfg, got, scratch, r))
+		return true;
 	if (r->matching_bytes * 2 >= n) {
 		r->cls = GUAC_DIAG_PARTIAL_MATCH;
 		return true;
@@ -264,6 +286,51 @@ static const char *diag_direction(int64_t distance)
 static uint64_t diag_abs(int64_t v)
 {
 	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+static void diag_describe_torn(const struct guac_diag_result *r, unsigned int sector,
+			       char *buf, size_t size)
+{
+	char rest[64];
+
+	if (r->rest == GUAC_DIAG_REST_STALE)
+		snprintf(rest, sizeof(rest), "origin %llu's data (stale)",
+			 (unsigned long long)r->found_origin);
+	else
+		snprintf(rest, sizeof(rest), "%s",
+			 r->rest == GUAC_DIAG_REST_ZEROS ? "zeros" :
+			 r->rest == GUAC_DIAG_REST_ONES ? "0xff" : "other data");
+	snprintf(buf, size, "TORN: first %u and last %u bytes right, the %u between "
+		 "hold %s: a write torn by power loss or cut short", r->head_ok,
+		 r->tail_ok, sector - r->head_ok - r->tail_ok, rest);
+}
+
+static void diag_describe_stale(const struct guac_diag_result *r, char *buf, size_t size)
+{
+	if (r->origin_source == GUAC_DIAG_ORIGIN_HISTORY)
+		snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the earlier "
+			 "pass with origin %llu (stream offset %llu): the latest write was "
+			 "lost", (unsigned long long)r->found_origin,
+			 (unsigned long long)r->found_stream_offset);
+	/*
+	 * A pass the history does not name may have come before this
+	 * fill or after it (another manifest's): say both, not "earlier".
+	 */
+	else if (r->origin_source == GUAC_DIAG_ORIGIN_NEAR)
+		snprintf(buf, size, "STALE_ORIGIN: holds this place's data from a pass with "
+			 "origin %llu (stream offset %llu), not in the manifest's history: "
+			 "found by the origin search near origin %llu: if that pass came "
+			 "before this fill, this fill's write was lost; if after, it wrote "
+			 "here since", (unsigned long long)r->found_origin,
+			 (unsigned long long)r->found_stream_offset,
+			 (unsigned long long)r->near_origin);
+	else
+		snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the pass "
+			 "with origin %llu named by --origins (stream offset %llu), not in the "
+			 "manifest's history: if that pass came before this fill, this fill's "
+			 "write was lost; if after, it wrote here since",
+			 (unsigned long long)r->found_origin,
+			 (unsigned long long)r->found_stream_offset);
 }
 
 const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int sector,
@@ -285,46 +352,11 @@ const char *guac_diag_describe(const struct guac_diag_result *r, unsigned int se
 		snprintf(buf, size, "ALL_ONES: every byte is 0xff: erased flash never "
 			 "programmed (a lost write)");
 		break;
-	case GUAC_DIAG_TORN: {
-		char rest[64];
-
-		if (r->rest == GUAC_DIAG_REST_STALE)
-			snprintf(rest, sizeof(rest), "origin %llu's data (stale)",
-				 (unsigned long long)r->found_origin);
-		else
-			snprintf(rest, sizeof(rest), "%s",
-				 r->rest == GUAC_DIAG_REST_ZEROS ? "zeros" :
-				 r->rest == GUAC_DIAG_REST_ONES ? "0xff" : "other data");
-		snprintf(buf, size, "TORN: first %u and last %u bytes right, the %u between "
-			 "hold %s: a write torn by power loss or cut short", r->head_ok,
-			 r->tail_ok, sector - r->head_ok - r->tail_ok, rest);
+	case GUAC_DIAG_TORN:
+		diag_describe_torn(r, sector, buf, size);
 		break;
-	}
 	case GUAC_DIAG_STALE_ORIGIN:
-		if (r->origin_source == GUAC_DIAG_ORIGIN_HISTORY)
-			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the earlier "
-				 "pass with origin %llu (stream offset %llu): the latest write was "
-				 "lost", (unsigned long long)r->found_origin,
-				 (unsigned long long)r->found_stream_offset);
-		/*
-		 * A pass the history does not name may have come before this
-		 * fill or after it (another manifest's): say both, not "earlier".
-		 */
-		else if (r->origin_source == GUAC_DIAG_ORIGIN_NEAR)
-			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from a pass with "
-				 "origin %llu (stream offset %llu), not in the manifest's history: "
-				 "found by the origin search near origin %llu: if that pass came "
-				 "before this fill, this fill's write was lost; if after, it wrote "
-				 "here since", (unsigned long long)r->found_origin,
-				 (unsigned long long)r->found_stream_offset,
-				 (unsigned long long)r->near_origin);
-		else
-			snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the pass "
-				 "with origin %llu named by --origins (stream offset %llu), not in the "
-				 "manifest's history: if that pass came before this fill, this fill's "
-				 "write was lost; if after, it wrote here since",
-				 (unsigned long long)r->found_origin,
-				 (unsigned long long)r->found_stream_offset);
+		diag_describe_stale(r, buf, size);
 		break;
 	case GUAC_DIAG_MISDIRECTED:
 		snprintf(buf, size, "MISDIRECTED: holds stream offset %llu, meant for LBA %llu "

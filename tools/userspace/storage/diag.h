@@ -343,11 +343,4 @@ const char *guac_diag_describe_incident(const struct guac_diag_incident *inc,
 void guac_diag_incident_json(FILE *f, const struct guac_diag_incident *inc,
 			     const struct guac_diag_result *results, unsigned int sector);
 
-/*
- * The sweep's generator, exposed for tests and benchmarks: the first 8 bytes
- * (little-endian) of blocks first, first + stride, ... (n of them, mod 2^64).
- */
-void guac_diag_block_keys(enum guac_impl impl, uint64_t *keys, uint64_t first,
-			  uint64_t stride, size_t n);
-
 #endif /* GUAC_DIAG_H */

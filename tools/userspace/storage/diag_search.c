@@ -21,188 +21,10 @@
 #include "util.h"
 
 /*
- * The sweep's generator: 16 blocks per step, each lane computing an arbitrary
- * block index, so that one step covers 16 sectors (the core's step functions
- * only produce consecutive blocks: for strided blocks they would generate 64
- * times the work, and guac_blocks() of one block falls back to the portable
- * code). Only the first 8 bytes of each block are kept: output words x4 and
- * x9, which start at zero, so they need no feed-forward and no transpose.
- *
- * The block function comes from the core's own core_round.h, unmodified, so
- * it cannot drift from the stream's definition. It is included once per
- * vector width, its functions renamed, with the shapes the core itself found
- * fastest (docs/cost-model.md): AVX-512 one group of 16 lanes, AVX2 two
- * groups of 8 (independent work to hide the rotate latency), SSE2 one group
- * of 4. One 16-lane vector split by the compiler into AVX2 halves spills
- * twice as much and ran at 0.45 of the core's AVX2 speed. The 4-lane width
- * is the baseline of every 64-bit target: SSE2 on x86-64, NEON on arm64 (the
- * NEON implementation, and the portable one's fast path); the wider ones are
- * x86-64's only.
+ * The sweep's generator is the core's guac_heads(): the first 8 bytes of
+ * blocks at a stride (one per candidate sector), in the core's SIMD steps,
+ * without the feed-forward and transpose the other 56 bytes would cost.
  */
-typedef uint32_t diag_vec16 __attribute__((vector_size(64)));
-typedef uint32_t diag_vec8 __attribute__((vector_size(32)));
-typedef uint32_t diag_vec4 __attribute__((vector_size(16)));
-/*
- * Passing a 32- or 64-byte vector by value (guac_rotl) has a different ABI
- * with and without AVX; it never crosses a call here (always inlined), so
- * GCC's warning about it is moot. GCC issues it at the end of the file, so
- * the pragma stays in force to the end (and the Makefile adds -Wno-psabi for
- * the note that comes with it, which no pragma silences).
- */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-#define GUAC_WORD diag_vec16
-#define guac_rotl diag16_rotl
-#define guac_mix diag16_mix
-#define guac_mix4 diag16_mix4
-#define guac_half_round diag16_half_round
-#define guac_double_round diag16_double_round
-#include "../../../drivers/guacrng/core_round.h"
-#undef GUACRNG_CORE_ROUND_H
-#undef GUAC_WORD
-#undef guac_rotl
-#undef guac_mix
-#undef guac_mix4
-#undef guac_half_round
-#undef guac_double_round
-
-#define GUAC_WORD diag_vec8
-#define guac_rotl diag8_rotl
-#define guac_mix diag8_mix
-#define guac_mix4 diag8_mix4
-#define guac_half_round diag8_half_round
-#define guac_double_round diag8_double_round
-#include "../../../drivers/guacrng/core_round.h"
-#undef GUACRNG_CORE_ROUND_H
-#undef GUAC_WORD
-#undef guac_rotl
-#undef guac_mix
-#undef guac_mix4
-#undef guac_half_round
-#undef guac_double_round
-
-#define GUAC_WORD diag_vec4
-#define guac_rotl diag4_rotl
-#define guac_mix diag4_mix
-#define guac_mix4 diag4_mix4
-#define guac_half_round diag4_half_round
-#define guac_double_round diag4_double_round
-#include "../../../drivers/guacrng/core_round.h"
-#undef GUAC_WORD
-#undef guac_rotl
-#undef guac_mix
-#undef guac_mix4
-#undef guac_half_round
-#undef guac_double_round
-
-#define DIAG_STEP_BLOCKS 16	/* blocks per step at every width */
-
-/*
- * diag_step_<W>(): keys of blocks first + j * stride, j < @groups * @lanes,
- * into @keys, with @groups (1 or 2) states of @vec (@lanes lanes) in flight.
- */
-#define DIAG_STEP_FN(name, vec, lanes, groups, double_round)			\
-	static __always_inline void name(uint64_t *keys, uint64_t first,	\
-					 uint64_t stride)			\
-	{									\
-		vec x[groups][16];						\
-		uint32_t lo[groups * lanes], hi[groups * lanes];		\
-		uint32_t w4[groups * lanes], w9[groups * lanes];		\
-		const vec zero = { 0 };						\
-		int i, g;							\
-										\
-		for (i = 0; i < groups * lanes; i++) {				\
-			uint64_t block = first + (uint64_t)i * stride;		\
-										\
-			lo[i] = (uint32_t)block;				\
-			hi[i] = (uint32_t)(block >> 32);			\
-		}								\
-		for (g = 0; g < groups; g++) {					\
-			for (i = 0; i < 16; i++)				\
-				x[g][i] = zero;					\
-			x[g][0] += GUAC_C0;					\
-			x[g][5] += GUAC_C1;					\
-			x[g][10] += GUAC_C2;					\
-			x[g][15] += GUAC_C3;					\
-			memcpy(&x[g][6], lo + g * lanes, sizeof(vec));		\
-			memcpy(&x[g][7], hi + g * lanes, sizeof(vec));		\
-		}								\
-		for (i = 0; i < GUAC_DOUBLE_ROUNDS; i++)			\
-			double_round(x, groups);				\
-		for (g = 0; g < groups; g++) {					\
-			memcpy(w4 + g * lanes, &x[g][4], sizeof(vec));		\
-			memcpy(w9 + g * lanes, &x[g][9], sizeof(vec));		\
-		}								\
-		for (i = 0; i < groups * lanes; i++)				\
-			keys[i] = (uint64_t)w4[i] | (uint64_t)w9[i] << 32;	\
-	}
-
-#if defined(__x86_64__)
-DIAG_STEP_FN(diag_step16, diag_vec16, 16, 1, diag16_double_round)
-DIAG_STEP_FN(diag_step8x2, diag_vec8, 8, 2, diag8_double_round)
-#endif
-DIAG_STEP_FN(diag_step4, diag_vec4, 4, 1, diag4_double_round)
-
-/* @n a multiple of DIAG_STEP_BLOCKS; @per blocks per call of @step. */
-#define DIAG_KEYS_FN(name, attr, step, per)					\
-	attr static void name(uint64_t *keys, uint64_t first, uint64_t stride,	\
-			      size_t n)						\
-	{									\
-		size_t j;							\
-										\
-		for (j = 0; j < n; j += (per))					\
-			step(keys + j, first + j * stride, stride);		\
-	}
-
-#if defined(__x86_64__)
-DIAG_KEYS_FN(diag_keys_avx512, __attribute__((target("avx512f"))), diag_step16, 16)
-DIAG_KEYS_FN(diag_keys_avx2, __attribute__((target("avx2"))), diag_step8x2, 16)
-#endif
-DIAG_KEYS_FN(diag_keys_base, , diag_step4, 4)
-
-static void diag_keys_whole(enum guac_impl impl, uint64_t *keys, uint64_t first,
-			    uint64_t stride, size_t n)
-{
-#if defined(__x86_64__)
-	/* The caller checked @impl against the CPU, as for guac_fill(). */
-	if (impl == GUAC_IMPL_AVX512) {
-		diag_keys_avx512(keys, first, stride, n);
-		return;
-	}
-	if (impl == GUAC_IMPL_AVX2) {
-		diag_keys_avx2(keys, first, stride, n);
-		return;
-	}
-#endif
-	if (impl == GUAC_IMPL_GENERIC) {
-		/* The reference path: the core's own portable code, block by block. */
-		u8 block[GUAC_BLOCK_SIZE];
-		size_t j, b;
-
-		for (j = 0; j < n; j++) {
-			guac_blocks_generic(block, first + j * stride, 1);
-			keys[j] = 0;
-			for (b = 0; b < 8; b++)
-				keys[j] |= (uint64_t)block[b] << (8 * b);
-		}
-		return;
-	}
-	diag_keys_base(keys, first, stride, n);
-}
-
-void guac_diag_block_keys(enum guac_impl impl, uint64_t *keys, uint64_t first,
-			  uint64_t stride, size_t n)
-{
-	size_t whole = n - n % DIAG_STEP_BLOCKS;
-
-	diag_keys_whole(impl, keys, first, stride, whole);
-	if (whole < n) {
-		uint64_t tail[DIAG_STEP_BLOCKS];
-
-		diag_keys_whole(impl, tail, first + whole * stride, stride, DIAG_STEP_BLOCKS);
-		memcpy(keys + whole, tail, (n - whole) * sizeof(*tail));
-	}
-}
 
 /* ---- misdirection search ---- */
 
@@ -414,7 +236,7 @@ static void diag_probe(struct diag_search_state *st, size_t i, uint64_t own_lba,
 			cand[n++] = own_lba - b;
 	}
 	for (k = 0; k < n; k++)
-		guac_diag_block_keys(st->cfg->impl, &keys[k], diag_lba_key_block(st, cand[k]), 0, 1);
+		guac_heads(st->cfg->impl, &keys[k], diag_lba_key_block(st, cand[k]), 0, 1);
 	for (k = 0; k < n && !atomic_load(&st->found[i]); k++)
 		if (keys[k] == want)
 			diag_check(st, i, cand[k], buf);
@@ -445,8 +267,7 @@ static void *diag_sweep_worker(void *arg)
 			size_t n = end - lba < DIAG_SWEEP_BATCH ? (size_t)(end - lba) : DIAG_SWEEP_BATCH;
 			size_t j;
 
-			guac_diag_block_keys(cfg->impl, keys, diag_lba_key_block(st, lba),
-					     st->stride, n);
+			guac_heads(cfg->impl, keys, diag_lba_key_block(st, lba), st->stride, n);
 			for (j = 0; j < n; j++)
 				if (st->table[diag_hash(st, keys[j])].index)
 					diag_lookup(st, keys[j], lba + j, buf);
@@ -465,18 +286,11 @@ static void *diag_sweep_worker(void *arg)
 	return NULL;
 }
 
-/* Search the pass range for the sectors @todo[0..ntodo) of @st. */
-static int diag_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
-		       struct guac_diag_search *out)
+/* The candidates, the key's place in a sector and the bounds, for a search from @start. */
+static void diag_search_bounds(struct diag_search_state *st, double start)
 {
 	const struct guac_diag_config *cfg = st->cfg;
 	const struct guac_diag_pass *p = &cfg->pass;
-	size_t size = 16, k;
-	unsigned int jobs = cfg->jobs ? cfg->jobs : 1, started = 0, t;
-	pthread_t threads[64];
-	uint8_t *buf;
-	double start = guac_now();
-	int ret = 0;
 
 	st->first_lba = (p->device_offset + cfg->sector - 1) / cfg->sector;
 	st->end_lba = (p->device_offset + p->length) / cfg->sector;
@@ -487,6 +301,45 @@ static int diag_search(struct diag_search_state *st, const size_t *todo, size_t 
 							 (GUAC_BLOCK_SIZE - 1))) & (GUAC_BLOCK_SIZE - 1));
 	st->max_lbas = cfg->max_bytes / cfg->sector;
 	st->deadline = start + (cfg->max_seconds > 0 ? cfg->max_seconds : 1e300);
+}
+
+/* The sweep on @jobs threads (here, if none can be had); -ENOMEM if one ran out. */
+static int diag_sweep_threads(struct diag_search_state *st, unsigned int jobs)
+{
+	pthread_t threads[64];
+	unsigned int started = 0, t;
+	int ret = 0;
+
+	if (jobs > sizeof(threads) / sizeof(threads[0]))
+		jobs = sizeof(threads) / sizeof(threads[0]);
+	for (t = 0; t < jobs && atomic_load(&st->unresolved); t++) {
+		if (pthread_create(&threads[t], NULL, diag_sweep_worker, st))
+			break;
+		started++;
+	}
+	if (!started && atomic_load(&st->unresolved))
+		diag_sweep_worker(st);	/* no thread to be had: sweep here */
+	for (t = 0; t < started; t++) {
+		void *r;
+
+		pthread_join(threads[t], &r);
+		if (r)
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+/* Search the pass range for the sectors @todo[0..ntodo) of @st. */
+static int diag_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
+		       struct guac_diag_search *out)
+{
+	const struct guac_diag_config *cfg = st->cfg;
+	size_t size = 16, k;
+	uint8_t *buf;
+	double start = guac_now();
+	int ret;
+
+	diag_search_bounds(st, start);
 	atomic_init(&st->unresolved, ntodo);
 
 	/* Load factor at most 1/2: most lookups of the sweep end at an empty slot. */
@@ -522,22 +375,7 @@ static int diag_search(struct diag_search_state *st, const size_t *todo, size_t 
 			diag_probe(st, todo[k], dev / cfg->sector, buf);
 	}
 
-	if (jobs > sizeof(threads) / sizeof(threads[0]))
-		jobs = sizeof(threads) / sizeof(threads[0]);
-	for (t = 0; t < jobs && atomic_load(&st->unresolved); t++) {
-		if (pthread_create(&threads[t], NULL, diag_sweep_worker, st))
-			break;
-		started++;
-	}
-	if (!started && atomic_load(&st->unresolved))
-		diag_sweep_worker(st);	/* no thread to be had: sweep here */
-	for (t = 0; t < started; t++) {
-		void *r;
-
-		pthread_join(threads[t], &r);
-		if (r)
-			ret = -ENOMEM;
-	}
+	ret = diag_sweep_threads(st, cfg->jobs ? cfg->jobs : 1);
 
 	out->sectors_searched = ntodo;
 	out->range_bytes = (st->end_lba - st->first_lba) * cfg->sector;
@@ -669,7 +507,7 @@ static bool diag_origin_sweep(struct diag_origin_state *os, uint64_t a, uint64_t
 			os->timed_out = true;
 			return false;
 		}
-		guac_diag_block_keys(cfg->impl, keys, a + done, 1, n);
+		guac_heads(cfg->impl, keys, a + done, 1, n);
 		os->blocks += n;
 		for (j = 0; j < n; j++) {
 			size_t h = (size_t)((keys[j] * 0x9e3779b97f4a7c15ULL) >> shift);
@@ -754,13 +592,83 @@ static bool diag_origin_window(struct diag_origin_state *os, const size_t *todo,
  * sweep: the windows around the pass's origin and each history pass's (with
  * their own mappings), then the ranges the user named.
  */
+/*
+ * The windows to search, into @win: each pass's origin (this one and the
+ * history's) and the radius around it, then the ranges --origins named;
+ * *@complete false if one of those was cut to the span bound. Returns their
+ * count.
+ */
+static size_t diag_origin_windows(const struct guac_diag_config *cfg, struct diag_window *win,
+				  bool *complete)
+{
+	uint64_t r = cfg->origin_radius < GUAC_DIAG_MAX_ORIGIN_SPAN / 2 ? cfg->origin_radius :
+		     GUAC_DIAG_MAX_ORIGIN_SPAN / 2;
+	size_t nw = 0, k;
+
+	/* Origins are numbers people choose: a window stops at 0 and 2^64 - 1, never wraps. */
+	for (k = 0; r && k <= cfg->nhistory - (cfg->nhistory_named < cfg->nhistory ?
+						  cfg->nhistory_named : cfg->nhistory); k++) {
+		const struct guac_diag_pass *m = k ? &cfg->history[k - 1] : &cfg->pass;
+
+		win[nw++] = (struct diag_window){ m, m->origin > r ? m->origin - r : 0,
+						  m->origin < UINT64_MAX - r ? m->origin + r :
+						  UINT64_MAX, GUAC_DIAG_ORIGIN_NEAR, m->origin };
+	}
+	for (k = 0; k < cfg->norigin_ranges; k++) {
+		const struct guac_diag_origin_range *o = &cfg->origin_ranges[k];
+		uint64_t hi = o->hi - o->lo < GUAC_DIAG_MAX_ORIGIN_SPAN ? o->hi :
+			      o->lo + GUAC_DIAG_MAX_ORIGIN_SPAN - 1;
+
+		*complete = *complete && hi == o->hi;
+		win[nw++] = (struct diag_window){ &cfg->pass, o->lo, hi, GUAC_DIAG_ORIGIN_NAMED,
+						  o->lo };
+	}
+	return nw;
+}
+
+/*
+ * Window @os->w over the unresolved sectors of @todo it covers, grouped by
+ * where their first whole block starts; @sub has room for @ntodo. False when
+ * it stopped short (out of time).
+ */
+static bool diag_origin_window_all(struct diag_origin_state *os, const size_t *todo,
+				   size_t ntodo, size_t *sub, uint8_t *buf)
+{
+	struct diag_search_state *st = os->st;
+	const struct guac_diag_pass *m = os->w->map;
+	unsigned int pos;
+	size_t k, n;
+
+	for (pos = 0; pos < GUAC_BLOCK_SIZE; pos++) {
+		uint64_t soff;
+
+		n = 0;
+		for (k = 0; k < ntodo; k++) {
+			const struct guac_diag_result *res = &st->results[todo[k]];
+
+			if (atomic_load(&st->found[todo[k]]) ||
+			    (m->length && (res->device_offset < m->device_offset ||
+					   res->device_offset - m->device_offset >= m->length)))
+				continue;
+			soff = m->stream_offset + (res->device_offset - m->device_offset);
+			if (((GUAC_BLOCK_SIZE - (soff & (GUAC_BLOCK_SIZE - 1))) &
+			     (GUAC_BLOCK_SIZE - 1)) == pos)
+				sub[n++] = todo[k];
+		}
+		if (!n)
+			continue;
+		os->key_pos = pos;
+		if (!diag_origin_window(os, sub, n, buf))
+			return false;
+	}
+	return true;
+}
+
 static int diag_origin_search(struct diag_search_state *st, const size_t *todo, size_t ntodo,
 			      struct guac_diag_search *out)
 {
 	const struct guac_diag_config *cfg = st->cfg;
-	uint64_t r = cfg->origin_radius < GUAC_DIAG_MAX_ORIGIN_SPAN / 2 ? cfg->origin_radius :
-		     GUAC_DIAG_MAX_ORIGIN_SPAN / 2;
-	size_t nw = 0, w, k, size = 16, n, maxi = todo[ntodo - 1];
+	size_t nw, w, size = 16, maxi = todo[ntodo - 1];
 	struct diag_window *win = calloc(1 + cfg->nhistory + cfg->norigin_ranges, sizeof(*win));
 	struct diag_origin_state os = { .st = st };
 	size_t *sub = malloc(ntodo * sizeof(*sub));
@@ -779,55 +687,12 @@ static int diag_origin_search(struct diag_search_state *st, const size_t *todo, 
 		goto out;
 	}
 	os.deadline = start + (cfg->max_seconds > 0 ? cfg->max_seconds : 1e300);
-	/* Origins are numbers people choose: a window stops at 0 and 2^64 - 1, never wraps. */
-	for (k = 0; r && k <= cfg->nhistory - (cfg->nhistory_named < cfg->nhistory ?
-						  cfg->nhistory_named : cfg->nhistory); k++) {
-		const struct guac_diag_pass *m = k ? &cfg->history[k - 1] : &cfg->pass;
-
-		win[nw++] = (struct diag_window){ m, m->origin > r ? m->origin - r : 0,
-						  m->origin < UINT64_MAX - r ? m->origin + r :
-						  UINT64_MAX, GUAC_DIAG_ORIGIN_NEAR, m->origin };
-	}
-	for (k = 0; k < cfg->norigin_ranges; k++) {
-		const struct guac_diag_origin_range *o = &cfg->origin_ranges[k];
-		uint64_t hi = o->hi - o->lo < GUAC_DIAG_MAX_ORIGIN_SPAN ? o->hi :
-			      o->lo + GUAC_DIAG_MAX_ORIGIN_SPAN - 1;
-
-		complete = complete && hi == o->hi;
-		win[nw++] = (struct diag_window){ &cfg->pass, o->lo, hi, GUAC_DIAG_ORIGIN_NAMED,
-						  o->lo };
-	}
+	nw = diag_origin_windows(cfg, win, &complete);
 	out->origin_sectors = atomic_load(&st->unresolved);
 	for (w = 0; w < nw && atomic_load(&st->unresolved); w++) {
-		unsigned int pos;
-
 		os.w = &win[w];
-		/* The window's sectors, grouped by where their first whole block starts. */
-		for (pos = 0; pos < GUAC_BLOCK_SIZE; pos++) {
-			uint64_t soff;
-
-			n = 0;
-			for (k = 0; k < ntodo; k++) {
-				const struct guac_diag_result *res = &st->results[todo[k]];
-				const struct guac_diag_pass *m = win[w].map;
-
-				if (atomic_load(&st->found[todo[k]]) ||
-				    (m->length && (res->device_offset < m->device_offset ||
-						   res->device_offset - m->device_offset >= m->length)))
-					continue;
-				soff = m->stream_offset + (res->device_offset - m->device_offset);
-				if (((GUAC_BLOCK_SIZE - (soff & (GUAC_BLOCK_SIZE - 1))) &
-				     (GUAC_BLOCK_SIZE - 1)) == pos)
-					sub[n++] = todo[k];
-			}
-			if (!n)
-				continue;
-			os.key_pos = pos;
-			if (!diag_origin_window(&os, sub, n, buf)) {
-				complete = false;
-				break;
-			}
-		}
+		if (!diag_origin_window_all(&os, todo, ntodo, sub, buf))
+			complete = false;
 		out->origin_windows++;
 		if (os.timed_out)
 			break;

@@ -416,25 +416,6 @@ static void guac_io_finish_pipelined(struct guac_io_job *job, struct guac_io_rin
 }
 
 /*
- * GUAC_IO_PIPELINE=0 runs every job on one thread, filling and finishing
- * each block in turn: for comparisons; the results are the same.
- */
-static bool guac_io_pipeline_enabled(void)
-{
-	const char *v = getenv("GUAC_IO_PIPELINE");
-
-	return !v || strcmp(v, "0");
-}
-
-/* GUAC_IO_TWINS=0: the reader and checker ring instead of twins, for comparisons. */
-static bool guac_io_twins_enabled(void)
-{
-	const char *v = getenv("GUAC_IO_TWINS");
-
-	return !v || strcmp(v, "0");
-}
-
-/*
  * True if the job ran with a filler thread; false to do it inline. @buf is
  * the first slot's buffer, of @size bytes. A pipe keeps its one thread: its
  * reads block on the writer at the other end, and at a Ctrl-C guac_io_run
@@ -450,7 +431,7 @@ static bool guac_io_try_pipeline(struct guac_io_job *job, uint8_t *buf, size_t s
 
 	/* One block has nothing to overlap with. */
 	if (job->end - job->start - job->resume <= io->bs ||
-	    io->target->kind == GUAC_TARGET_STREAM || !guac_io_pipeline_enabled())
+	    io->target->kind == GUAC_TARGET_STREAM)
 		return false;
 	if (pthread_mutex_init(&r.lock, NULL))
 		return false;
@@ -587,8 +568,7 @@ static bool guac_io_try_twins(struct guac_io_job *job, uint8_t *buf, size_t size
 	bool ok = false;
 
 	if (io->write || !io->hooks.check || io->target->kind == GUAC_TARGET_STREAM ||
-	    job->end - job->start - job->resume <= io->bs || !guac_io_pipeline_enabled() ||
-	    !guac_io_twins_enabled())
+	    job->end - job->start - job->resume <= io->bs)
 		return false;
 	t.next = t.turn = job->start + job->resume;
 	t.buf[1] = guac_try_alloc(size);
@@ -611,6 +591,14 @@ static bool guac_io_try_twins(struct guac_io_job *job, uint8_t *buf, size_t size
 	return ok;
 }
 
+/*
+ * A job runs as twins if it is a checked read (verify), else with the ring;
+ * inline, on its one thread, only where neither can run (a pipe, a job of
+ * one block, no memory or thread for the second). The ring for verify and
+ * inline for both lost the measurements (docs/results/storage-2026-11-24.md,
+ * docs/results/verify-one-job-2026-11-26.md); the environment switches that
+ * chose them for those comparisons are gone.
+ */
 static void *guac_io_worker(void *arg)
 {
 	struct guac_io_job *job = arg;

@@ -94,6 +94,39 @@ static void json_ws(struct json_parser *ps)
 		ps->p++;
 }
 
+/* The escape after a backslash inside a string: its character to *@c. */
+static bool json_escape(struct json_parser *ps, char *c)
+{
+	if (ps->p >= ps->end)
+		return json_fail(ps, "an escape");
+	*c = *ps->p++;
+	if (*c == 'n') {
+		*c = '\n';
+	} else if (*c == 't') {
+		*c = '\t';
+	} else if (*c == 'u') {
+		unsigned int v = 0, i;
+
+		/*
+		 * Four hex digits, read here: not sscanf(), which needs a
+		 * NUL-terminated string and the text is not one (it read
+		 * past the end of a manifest ending in an escape).
+		 */
+		for (i = 0; i < 4 && ps->end - ps->p > (long)i &&
+			    isxdigit((unsigned char)ps->p[i]); i++)
+			v = v << 4 | (unsigned int)(isdigit((unsigned char)ps->p[i]) ?
+				ps->p[i] - '0' : (tolower((unsigned char)ps->p[i]) - 'a' + 10));
+		if (i < 4 || v > 0x7f || !v)
+			return json_fail(ps, "\\u00XX with a non-zero ASCII value");
+		ps->p += 4;
+		*c = (char)v;
+	} else if (*c != '"' && *c != '\\' && *c != '/') {
+		ps->p--;
+		return json_fail(ps, "a known escape");
+	}
+	return true;
+}
+
 /* A string without escapes beyond \" \\ \/ \n \t and \u00XX: all this format writes. */
 static bool json_string(struct json_parser *ps, char **out)
 {
@@ -138,39 +171,9 @@ static bool json_string(struct json_parser *ps, char **out)
 				c = *ps->p++;
 			}
 		}
-		if (c == '\\') {
-			if (ps->p >= ps->end) {
-				free(buf);
-				return json_fail(ps, "an escape");
-			}
-			c = *ps->p++;
-			if (c == 'n') {
-				c = '\n';
-			} else if (c == 't') {
-				c = '\t';
-			} else if (c == 'u') {
-				unsigned int v = 0, i;
-
-				/*
-				 * Four hex digits, read here: not sscanf(), which needs a
-				 * NUL-terminated string and the text is not one (it read
-				 * past the end of a manifest ending in an escape).
-				 */
-				for (i = 0; i < 4 && ps->end - ps->p > (long)i &&
-					    isxdigit((unsigned char)ps->p[i]); i++)
-					v = v << 4 | (unsigned int)(isdigit((unsigned char)ps->p[i]) ?
-						ps->p[i] - '0' : (tolower((unsigned char)ps->p[i]) - 'a' + 10));
-				if (i < 4 || v > 0x7f || !v) {
-					free(buf);
-					return json_fail(ps, "\\u00XX with a non-zero ASCII value");
-				}
-				ps->p += 4;
-				c = (char)v;
-			} else if (c != '"' && c != '\\' && c != '/') {
-				free(buf);
-				ps->p--;
-				return json_fail(ps, "a known escape");
-			}
+		if (c == '\\' && !json_escape(ps, &c)) {
+			free(buf);
+			return false;
 		}
 		if (n + 2 > cap)
 			buf = realloc(buf, cap *= 2);

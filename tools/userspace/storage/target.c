@@ -173,6 +173,42 @@ static bool guac_target_direct_works(int fd)
 	return true;
 }
 
+/*
+ * What @path is, into @st, and whether it can be opened as asked (said if
+ * not); the flags that follow from it are added to @flags. Decided before
+ * opening for real, so nothing is created or written in vain.
+ */
+static bool guac_target_stat(const char *path, bool write, enum guac_direct direct,
+			     struct stat *st, int *flags)
+{
+	if (stat(path, st)) {
+		if (errno != ENOENT || !write) {
+			guac_err("cannot open '%s': %s", path, strerror(errno));
+			return false;
+		}
+		st->st_mode = S_IFREG;
+		*flags |= O_CREAT;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		guac_err("'%s' is a directory", path);
+		return false;
+	}
+	if (!S_ISREG(st->st_mode) && !S_ISBLK(st->st_mode)) {
+		if (write) {
+			guac_err("'%s' is neither a regular file nor a block device", path);
+			return false;
+		}
+		if (direct == GUAC_DIRECT_ON) {
+			guac_err("'%s' is a pipe or character device: O_DIRECT (--direct) is "
+				 "impossible there", path);
+			return false;
+		}
+	}
+	if (S_ISBLK(st->st_mode) && write)
+		*flags |= O_EXCL;	/* refuses a mounted or otherwise claimed device */
+	return true;
+}
+
 bool guac_target_open(struct guac_target *t, const char *path, bool write,
 		      enum guac_direct direct, bool sync)
 {
@@ -191,32 +227,8 @@ bool guac_target_open(struct guac_target *t, const char *path, bool write,
 		t->fd = STDIN_FILENO;
 		return guac_target_describe(t);
 	}
-	/* Decide before opening for real, so nothing is created or written in vain. */
-	if (stat(path, &st)) {
-		if (errno != ENOENT || !write) {
-			guac_err("cannot open '%s': %s", path, strerror(errno));
-			return false;
-		}
-		st.st_mode = S_IFREG;
-		flags |= O_CREAT;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		guac_err("'%s' is a directory", path);
+	if (!guac_target_stat(path, write, direct, &st, &flags))
 		return false;
-	}
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		if (write) {
-			guac_err("'%s' is neither a regular file nor a block device", path);
-			return false;
-		}
-		if (direct == GUAC_DIRECT_ON) {
-			guac_err("'%s' is a pipe or character device: O_DIRECT (--direct) is "
-				 "impossible there", path);
-			return false;
-		}
-	}
-	if (S_ISBLK(st.st_mode) && write)
-		flags |= O_EXCL;	/* refuses a mounted or otherwise claimed device */
 	t->direct = direct == GUAC_DIRECT_ON ||
 		    (direct == GUAC_DIRECT_DEFAULT && S_ISBLK(st.st_mode));
 	if (t->direct)

@@ -297,18 +297,18 @@ void verify_report_json(const struct verify_run *run)
 	       verify_result(run), guac_target_mode(&run->target),
 	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
 	       run->first_dev, run->sector, run->sector_source, run->target.sector,
-	       guac_impl_names[run->impl], run->jobs, run->bs,
+	       guac_impl_names[run->req.impl], run->jobs, run->bs,
 	       run->planned, verify_covered(run));
-	if (run->shard.count > 1) {
-		printf("{\"index\":%u,\"count\":%u,\"from\":", run->shard.index, run->shard.count);
-		guac_json_string(stdout, run->shard.source);
+	if (run->req.shard.count > 1) {
+		printf("{\"index\":%u,\"count\":%u,\"from\":", run->req.shard.index, run->req.shard.count);
+		guac_json_string(stdout, run->req.shard.source);
 		printf("},");
 	} else {
 		printf("null,");
 	}
 	if (run->manifest) {
 		printf("\"manifest\":");
-		guac_json_string(stdout, run->manifest_path);
+		guac_json_string(stdout, run->req.manifest_path);
 		printf(",");
 	}
 	printf("\"length\":%" PRIu64 ",", run->planned);
@@ -334,11 +334,11 @@ void verify_report_json(const struct verify_run *run)
 	       run->unreadable.nranges);
 	verify_json_ranges(&run->unreadable);
 	printf("]");
-	if (run->resume)
+	if (run->req.resume)
 		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64
 		       ",\"already_complete\":%s", run->earlier_bad, run->earlier_unreadable,
 		       run->already_complete ? "true" : "false");
-	if (run->resume)
+	if (run->req.resume)
 		verify_earlier_json(run);
 	if (run->mismatch.nranges)
 		verify_classes_json(run);
@@ -390,9 +390,9 @@ static void verify_text_ranges(const struct verify_run *run, const struct guac_b
 static void verify_scope(const struct verify_run *run, char *buf, size_t size)
 {
 	buf[0] = 0;
-	if (run->shard.count > 1)
-		snprintf(buf, size, ", shard %u/%u of the %s (from %s)", run->shard.index,
-			 run->shard.count, run->manifest ? "fill" : "data", run->shard.source);
+	if (run->req.shard.count > 1)
+		snprintf(buf, size, ", shard %u/%u of the %s (from %s)", run->req.shard.index,
+			 run->req.shard.count, run->manifest ? "fill" : "data", run->req.shard.source);
 	else if (run->manifest && run->subrange)
 		snprintf(buf, size, ", fill bytes %" PRIu64 "-%" PRIu64 " only", run->skip,
 			 run->end - run->manifest->device_offset - 1);
@@ -495,7 +495,7 @@ void verify_report_text(const struct verify_run *run)
 		       run->manifest ? " (progress saved in the manifest: --resume continues)" : "");
 	if (run->max_reached)
 		printf("STOPPED: --max-errors %" PRIu64 " reached after %" PRIu64 " bytes (%s)\n",
-		       run->max_errors, run->checked, human);
+		       run->req.max_errors, run->checked, human);
 	if (log->nranges) {
 		printf("MISMATCH: %" PRIu64 " bad %u-byte sector%s in %" PRIu64 " range%s, %" PRIu64
 		       " bytes differ, of %" PRIu64 " bytes (%s) checked\n",

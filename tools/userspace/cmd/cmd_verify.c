@@ -31,6 +31,17 @@
 #include "util.h"
 #include "verify_run.h"
 
+static const char verify_synopsis[] =
+	"Usage: guac verify [OPTIONS] SOURCE\n"
+	"       guac verify --manifest FILE [OPTIONS] [SOURCE]\n";
+
+static const char verify_about[] =
+	"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
+	"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
+	"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
+	"writes. With --manifest, what guac write recorded is checked instead, on\n"
+	"SOURCE or the recorded target (any copy works; a shorter one fails).\n";
+
 static const char verify_after_fmt[] =
 	"Reports OK with the byte count and throughput, or each bad range (whole\n"
 	"sectors, adjacent ones merged, the first %u listed, then totals), the first\n"
@@ -180,15 +191,7 @@ static int verify_parse_table(struct verify_options *o, int argc, char **argv)
 	struct verify_request *req = &o->req;
 	char jobs_help[192], impl_help[128], after[sizeof(verify_after_fmt) + 32];
 	const struct guac_usage usage = {
-		.synopsis = "Usage: guac verify [OPTIONS] SOURCE\n"
-			    "       guac verify --manifest FILE [OPTIONS] [SOURCE]\n",
-		.about =
-			"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
-			"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
-			"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
-			"writes. With --manifest, what guac write recorded is checked instead, on\n"
-			"SOURCE or the recorded target (any copy works; a shorter one fails).\n",
-		.after = after,
+		.synopsis = verify_synopsis, .about = verify_about, .after = after,
 	};
 	const struct guac_option opts[] = {
 		GUAC_OPT_U64_GIVEN('o', "offset", &req->offset, "BYTES",

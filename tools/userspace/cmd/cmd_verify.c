@@ -171,7 +171,8 @@ static bool verify_opt_impl(const struct guac_option *opt, const char *arg)
 	int impl = guac_impl_parse(arg);
 
 	if (impl < 0) {
-		guac_err("unknown implementation '%s' (this build has %s)", arg, guac_impl_choices());
+		guac_err("unknown implementation '%s' (this build has %s)", arg,
+			 guac_impl_choices());
 		return false;
 	}
 	if (!guac_impl_usable(impl, guac_cpu_features())) {
@@ -461,6 +462,26 @@ static bool verify_open_source(struct verify_run *run)
 	return true;
 }
 
+/*
+ * The plan for the opened SOURCE: the manifest's record, the segments and
+ * reads, within the machine's memory. False after a message.
+ */
+static bool verify_plan_opened(struct verify_run *run)
+{
+	if (run->manifest && !verify_take_manifest_record(run))
+		return false;
+	if (!(run->manifest ? verify_plan_manifest(run) : verify_plan_plain(run)) ||
+	    !verify_plan_reads(run)) {
+		guac_verify_say(run);
+		return false;
+	}
+	/*
+	 * Two buffers of --bs a reader (the block checked and the next one read),
+	 * touched no further than its part: not past the machine's memory.
+	 */
+	return verify_memory_fits(run);
+}
+
 int guac_verify_prepare(struct verify_run *run, struct guac_manifest *manifest,
 			const struct verify_request *req)
 {
@@ -474,18 +495,7 @@ int guac_verify_prepare(struct verify_run *run, struct guac_manifest *manifest,
 	}
 	if (!verify_open_source(run))
 		return GUAC_EXIT_ERROR;
-	if (run->manifest && !verify_take_manifest_record(run))
-		return GUAC_EXIT_ERROR;
-	if (!(run->manifest ? verify_plan_manifest(run) : verify_plan_plain(run)) ||
-	    !verify_plan_reads(run)) {
-		guac_verify_say(run);
-		return GUAC_EXIT_ERROR;
-	}
-	/*
-	 * Two buffers of --bs a reader (the block checked and the next one read),
-	 * touched no further than its part: not past the machine's memory.
-	 */
-	if (!verify_memory_fits(run)) {
+	if (!verify_plan_opened(run)) {
 		guac_target_close(&run->target);
 		return GUAC_EXIT_ERROR;
 	}

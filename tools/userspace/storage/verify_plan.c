@@ -90,6 +90,9 @@ static bool verify_refuse(struct verify_run *run, enum verify_reason_kind kind, 
  */
 void verify_plan_start(struct verify_run *run, const struct verify_request *req)
 {
+	/* A run that stopped short leaves its bad-range list's parts open. */
+	while (run->njob_lists)
+		fclose(run->job_lists[--run->njob_lists]);
 	free(run->seg);
 	free(run->job_lists);
 	memset(run, 0, sizeof(*run));
@@ -330,8 +333,7 @@ void verify_take_record(struct verify_run *run)
 	if (!m->have_verify)
 		return;
 	if (!strcmp(m->verify_status, "partial")) {
-		run->restart_why = "the last check recorded was of part of the fill (--shard, "
-				   "--skip or --length), which a whole check cannot continue";
+		run->restart_partial = true;
 		return;
 	}
 	if (guac_record_trust(m, run->ident, run->stamp, &changed, why, sizeof(why))) {

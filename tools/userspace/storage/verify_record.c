@@ -314,6 +314,7 @@ bool verify_write_bad_list(struct verify_run *run)
 		}
 		fclose(f);
 	}
+	run->njob_lists = 0;	/* all closed */
 	verify_bl_put(&bl);
 	ok = !ferror(out);
 	if (fclose(out) || !ok)
@@ -383,7 +384,8 @@ void verify_save_progress(struct verify_run *run, bool running)
 	if (!m->identity[0])
 		snprintf(m->identity, sizeof(m->identity), "%s", run->ident);
 	if (!guac_manifest_save(run->req.manifest_path, m))
-		guac_err("warning: the verify progress is not saved in '%s'", run->req.manifest_path);
+		guac_err("warning: the verify progress is not saved in '%s'",
+			 run->req.manifest_path);
 }
 
 /*

@@ -298,7 +298,8 @@ static void verify_json_head(const struct verify_run *run)
 	       guac_impl_names[run->req.impl], run->jobs, run->bs,
 	       run->planned, verify_covered(run));
 	if (run->req.shard.count > 1) {
-		printf("{\"index\":%u,\"count\":%u,\"from\":", run->req.shard.index, run->req.shard.count);
+		printf("{\"index\":%u,\"count\":%u,\"from\":", run->req.shard.index,
+		       run->req.shard.count);
 		guac_json_string(stdout, run->req.shard.source);
 		printf("},");
 	} else {
@@ -531,7 +532,11 @@ void verify_report_text(const struct verify_run *run)
 		       "compared: no verdict can be given for them\n",
 		       run->planned - (verify_covered(run) < run->planned ? verify_covered(run) :
 				       run->planned), run->planned);
-	if (run->restart_why)
+	if (run->restart_partial)
+		printf("NOTE: --resume started from the beginning: the last check recorded was "
+		       "of part of the fill (--shard, --skip or --length), which a whole check "
+		       "cannot continue\n");
+	else if (run->restart_why)
 		printf("NOTE: --resume started from the beginning: %s\n", run->restart_why);
 	if (run->interrupted)
 		printf("INTERRUPTED: stopped after %" PRIu64 " bytes (%s) checked; the findings "

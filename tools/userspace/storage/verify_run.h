@@ -85,10 +85,10 @@ struct verify_request {
 	const char *bad_list_path;	/* NULL: no list of every bad range */
 	uint64_t offset, origin, seek;	/* without a manifest: where the stream lies */
 	uint64_t skip, length;		/* the part of the data checked */
-	bool from_data_start;		/* no skip: from where the data (or the manifest's part) starts */
-	bool to_data_end;		/* no length: up to where it ends */
+	/* No skip: from where the data (or the manifest's part) starts; no length: to its end. */
+	bool from_data_start, to_data_end;
 	uint64_t bs;			/* bytes per read; 0: the default */
-	bool bs_exact;			/* the caller's size: refused, never rounded, when it misfits */
+	bool bs_exact;			/* the caller's: refused, never rounded, if it misfits */
 	uint64_t jobs, max_errors;	/* max_errors 0: never stop */
 	bool resume;			/* continue the check the manifest records */
 	struct guac_shard shard;
@@ -150,6 +150,7 @@ struct verify_run {
 	char stamp[256];		/* the target's state before the first read */
 	char ident[1024];		/* its identity (identity.h) */
 	const char *restart_why;	/* resuming found no record it could trust */
+	bool restart_partial;		/* the record resumed was of part of the fill */
 	uint64_t first_dev;		/* the first byte checked, for the report */
 	struct guac_spos first_stream;
 	uint64_t stream_pos;		/* a pipe: bytes read from it so far */

@@ -8,6 +8,7 @@
 #ifndef GUAC_CMD_VERIFY_H
 #define GUAC_CMD_VERIFY_H
 
+#include <stdio.h>
 #include "manifest.h"
 #include "verify_run.h"
 

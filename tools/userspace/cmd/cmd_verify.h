@@ -26,7 +26,11 @@ int guac_verify_parse(int argc, char **argv, struct verify_request *req);
 int guac_verify_prepare(struct verify_run *run, struct guac_manifest *manifest,
 			const struct verify_request *req);
 
-/* The check of a prepared @run, the record and the report: the exit status. */
+/*
+ * The check of a prepared @run, the record and the report (text or JSON,
+ * with the progress line, as the latest guac_verify_parse() was told): the
+ * exit status.
+ */
 int guac_verify_check(struct verify_run *run);
 
 /* The message for @run->reason (none for VERIFY_FINE or VERIFY_ALREADY_SAID). */

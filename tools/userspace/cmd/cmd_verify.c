@@ -68,7 +68,7 @@ static const char verify_after_fmt[] =
 /* What the user typed: the request for storage, and what only the command uses. */
 struct verify_options {
 	struct verify_request req;
-	const char *shard_arg, *shards_arg;
+	const char *shard_arg, *shards_arg, *impl_name;
 	bool offset_given, origin_given, seek_given, skip_given, length_given, bs_given;
 	bool json;
 	struct guac_progress progress;	/* its mode and interval */
@@ -165,21 +165,27 @@ static bool verify_opt_origins(const struct guac_option *opt, const char *arg)
 	return verify_parse_origins(opt->value, arg);
 }
 
-/* --impl NAME, refused with a message (guac_parse_impl() would exit instead). */
-static bool verify_opt_impl(const struct guac_option *opt, const char *arg)
+/*
+ * --impl NAME, checked once the options are parsed, with guac_parse_impl()'s
+ * words, but a return where it would exit. False after a message.
+ */
+static bool verify_take_impl(struct verify_options *o)
 {
-	int impl = guac_impl_parse(arg);
+	int impl;
 
+	if (!o->impl_name)
+		return true;
+	impl = guac_impl_parse(o->impl_name);
 	if (impl < 0) {
-		guac_err("unknown implementation '%s' (this build has %s)", arg,
+		guac_err("unknown implementation '%s' (this build has %s)", o->impl_name,
 			 guac_impl_choices());
 		return false;
 	}
 	if (!guac_impl_usable(impl, guac_cpu_features())) {
-		guac_err("implementation '%s' is not supported by this CPU", arg);
+		guac_err("implementation '%s' is not supported by this CPU", o->impl_name);
 		return false;
 	}
-	*(int *)opt->value = impl;
+	o->req.impl = impl;
 	return true;
 }
 
@@ -251,7 +257,7 @@ static int verify_parse_table(struct verify_options *o, int argc, char **argv)
 				  "output file)", guac_opt_progress),
 		GUAC_OPT_CALLBACK(0, "progress-interval", &o->progress.interval, "SECONDS",
 				  "seconds between log lines (default 30)", guac_opt_progress_interval),
-		GUAC_OPT_CALLBACK(0, "impl", &req->impl, "NAME", impl_help, verify_opt_impl),
+		GUAC_OPT_STRING(0, "impl", &o->impl_name, "NAME", impl_help),
 		GUAC_OPT_VERSION(),
 		GUAC_OPT_HELP(),
 		GUAC_OPT_END(),
@@ -340,7 +346,8 @@ int guac_verify_parse(int argc, char **argv, struct verify_request *req)
 	n = verify_parse_table(o, argc, argv);
 	if (n < 0)
 		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
-	if (!verify_options_agree(o) || !verify_shard_and_source(o, n, argv))
+	if (!verify_take_impl(o) || !verify_options_agree(o) ||
+	    !verify_shard_and_source(o, n, argv))
 		return GUAC_EXIT_ERROR;
 	o->req.from_data_start = !o->skip_given;
 	o->req.to_data_end = !o->length_given;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * guac verify on hostile data: what a damaged disk hands back. The whole
- * command (cmd/cmd_verify.c, the check, the classification and diagnosis
- * of bad sectors, the bad list) runs on a file in the private directory.
+ * guac verify on hostile data: what a damaged disk hands back. Verify's
+ * steps (cmd/cmd_verify.h: parse, plan, check, with the classification and
+ * diagnosis of bad sectors and the bad list) are called directly, none of
+ * them able to exit the process, on a file in the private directory.
  * Input: a flags byte (raw or XOR mode, 512- or 4096-byte sectors, 1 or 2
  * jobs), the stream offset and origin (8 bytes each, any value: positions
  * past 2^64 bytes included), then the data. In XOR mode the file holds the
@@ -14,16 +15,46 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cmds.h"
+#include "cmd_verify.h"
 #include "fuzz_common.h"
 #include "libguac.h"
+#include "parse_options.h"
 #include "util.h"
 
 #define FUZZ_VERIFY_MAX (1u << 16)
+
+/*
+ * Parse, plan and check @argv as guac verify would; the signal handlers the
+ * check takes over (Ctrl-C stops it) are given back to libFuzzer after.
+ */
+static int fuzz_verify_run(int argc, char **argv)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	static struct verify_run run;
+	static struct guac_manifest manifest;
+	struct sigaction saved[2];
+	struct verify_request req;
+	int ret;
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		sigaction(sigs[i], NULL, &saved[i]);
+	optind = 0;	/* glibc: start getopt afresh */
+	ret = guac_verify_parse(argc, argv, &req);
+	if (!ret)
+		ret = guac_verify_prepare(&run, &manifest, &req);
+	if (!ret)
+		ret = guac_verify_check(&run);
+	fflush(stdout);
+	for (i = 0; i < 2; i++)
+		sigaction(sigs[i], &saved[i], NULL);
+	return ret;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -79,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc++] = "bad.txt";
 	argv[argc++] = "data.bin";
 	argv[argc] = NULL;
-	rc = fuzz_run_cmd(guac_cmd_verify, argc, argv);
+	rc = fuzz_verify_run(argc, argv);
 	if (rc != (any ? 1 : 0))
 		fuzz_fail("verify exits %d on %zu bytes with%s a wrong byte", rc, len,
 			  any ? "" : "out");

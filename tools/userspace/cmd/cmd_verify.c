@@ -4,9 +4,13 @@
  * stream, as written by guac write (with its manifest), `dd if=/dev/guac` or
  * `guac gen`, and say exactly which bytes are wrong and why.
  *
- * The command: its help, its options and the main flow. The check is
- * storage/verify_check.c, the reports storage/verify_report.c; verify_run.h
- * holds the run they share.
+ * The command: its help, its options (what the user typed, private to this
+ * file), the request it makes of storage (struct verify_request), the main
+ * flow, and the words for the reasons storage gives when it stops short,
+ * the only place verify's option names are spelt. The plan is
+ * storage/verify_plan.c, the check verify_check.c, the record
+ * verify_record.c, the reports verify_report.c; verify_run.h holds the run
+ * they share.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -16,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cmd_verify.h"
 #include "cmds.h"
 #include "io_engine.h"
 #include "io_options.h"
@@ -27,7 +32,16 @@
 #include "util.h"
 #include "verify_run.h"
 
-#define VERIFY_SAVE_SECONDS 10		/* between progress saves in a long check */
+static const char verify_synopsis[] =
+	"Usage: guac verify [OPTIONS] SOURCE\n"
+	"       guac verify --manifest FILE [OPTIONS] [SOURCE]\n";
+
+static const char verify_about[] =
+	"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
+	"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
+	"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
+	"writes. With --manifest, what guac write recorded is checked instead, on\n"
+	"SOURCE or the recorded target (any copy works; a shorter one fails).\n";
 
 static const char verify_after_fmt[] =
 	"Reports OK with the byte count and throughput, or each bad range (whole\n"
@@ -52,12 +66,24 @@ static const char verify_after_fmt[] =
 	"Exit status: 0 the data matches, 1 a mismatch, short or incomplete data,\n"
 	"2 a usage error, 3 unreadable sectors or a read error, 130 interrupted.\n";
 
+/* What the user typed: the request for storage, and what only the command uses. */
+struct verify_options {
+	struct verify_request req;
+	const char *shard_arg, *shards_arg, *impl_name;
+	bool offset_given, origin_given, seek_given, skip_given, length_given, bs_given;
+	bool json;
+	struct guac_progress progress;	/* its mode and interval */
+};
+
+/* The options of the latest parse: the state is static for its size. */
+static struct verify_options verify_opts;
+
 /*
  * --origins LIST: "7,9,20261101-20261130": single origins (checked on every
  * bad sector, like the manifest's history) and ranges (searched, for the
  * sectors the diagnosis keeps). False after a message.
  */
-static bool verify_parse_origins(struct verify_run *run, const char *list)
+static bool verify_parse_origins(struct verify_request *req, const char *list)
 {
 	char buf[4096], *save = NULL, *item, *dash;
 	uint64_t a, b;
@@ -75,11 +101,11 @@ static bool verify_parse_origins(struct verify_run *run, const char *list)
 		if (!guac_parse_u64("origin", item, &a) ||
 		    (dash && !guac_parse_u64("origin", dash + 1, &b)))
 			return false;
-		if (!dash && run->nnamed_origins == VERIFY_NAMED_ORIGINS) {
+		if (!dash && req->nnamed_origins == VERIFY_NAMED_ORIGINS) {
 			guac_err("--origins: more than %d single origins", VERIFY_NAMED_ORIGINS);
 			return false;
 		}
-		if (dash && run->norigin_ranges == VERIFY_NAMED_ORIGINS) {
+		if (dash && req->norigin_ranges == VERIFY_NAMED_ORIGINS) {
 			guac_err("--origins: more than %d ranges", VERIFY_NAMED_ORIGINS);
 			return false;
 		}
@@ -94,12 +120,12 @@ static bool verify_parse_origins(struct verify_run *run, const char *list)
 			return false;
 		}
 		if (dash)
-			run->origin_range[run->norigin_ranges++] =
+			req->origin_range[req->norigin_ranges++] =
 				(struct guac_diag_origin_range){ a, b };
 		else
-			run->named_origin[run->nnamed_origins++] = a;
+			req->named_origin[req->nnamed_origins++] = a;
 	}
-	if (!run->nnamed_origins && !run->norigin_ranges) {
+	if (!req->nnamed_origins && !req->norigin_ranges) {
 		guac_err("invalid --origins '%s': no origin in it", list);
 		return false;
 	}
@@ -108,7 +134,7 @@ static bool verify_parse_origins(struct verify_run *run, const char *list)
 
 static bool verify_opt_sector(const struct guac_option *opt, const char *arg)
 {
-	struct verify_run *run = opt->value;
+	struct verify_request *req = opt->value;
 	uint64_t v;
 
 	if (!guac_parse_u64("sector size", arg, &v))
@@ -117,8 +143,8 @@ static bool verify_opt_sector(const struct guac_option *opt, const char *arg)
 		guac_err("invalid sector size '%s': expected 512 or 4096", arg);
 		return false;
 	}
-	run->sector = (unsigned int)v;
-	run->sector_source = "--sector";
+	req->sector = (unsigned int)v;
+	req->sector_source = "--sector";
 	return true;
 }
 
@@ -140,85 +166,103 @@ static bool verify_opt_origins(const struct guac_option *opt, const char *arg)
 	return verify_parse_origins(opt->value, arg);
 }
 
-/* GUAC_EXIT_OK with @run's options set, GUAC_PARSE_DONE after --help, or an exit status. */
-static int verify_parse(struct verify_run *run, int argc, char **argv)
+/*
+ * --impl NAME, checked once the options are parsed, with guac_parse_impl()'s
+ * words, but a return where it would exit. False after a message.
+ */
+static bool verify_take_impl(struct verify_options *o)
 {
-	bool offset_given = false, origin_given = false;
+	int impl;
+
+	if (!o->impl_name)
+		return true;
+	impl = guac_impl_parse(o->impl_name);
+	if (impl < 0) {
+		guac_err("unknown implementation '%s' (this build has %s)", o->impl_name,
+			 guac_impl_choices());
+		return false;
+	}
+	if (!guac_impl_usable(impl, guac_cpu_features())) {
+		guac_err("implementation '%s' is not supported by this CPU", o->impl_name);
+		return false;
+	}
+	o->req.impl = impl;
+	return true;
+}
+
+/*
+ * The options table and getopt: SOURCE's index count, GUAC_PARSE_DONE after
+ * --help or --version, or below 0 after a message.
+ */
+static int verify_parse_table(struct verify_options *o, int argc, char **argv)
+{
+	struct verify_request *req = &o->req;
 	char jobs_help[192], impl_help[128], after[sizeof(verify_after_fmt) + 32];
 	const struct guac_usage usage = {
-		.synopsis = "Usage: guac verify [OPTIONS] SOURCE\n"
-			    "       guac verify --manifest FILE [OPTIONS] [SOURCE]\n",
-		.about =
-			"Check that SOURCE (a file, a block device, or - for standard input) holds the\n"
-			"guacamole stream: byte --seek + k of SOURCE must be byte --offset + k of the\n"
-			"stream as seen from block --origin, the bytes `guac gen` with the same options\n"
-			"writes. With --manifest, what guac write recorded is checked instead, on\n"
-			"SOURCE or the recorded target (any copy works; a shorter one fails).\n",
-		.after = after,
+		.synopsis = verify_synopsis, .about = verify_about, .after = after,
 	};
 	const struct guac_option opts[] = {
-		GUAC_OPT_U64_GIVEN('o', "offset", &run->offset, "BYTES",
-				   "stream position of the first byte (default 0)", &offset_given),
-		GUAC_OPT_U64_GIVEN('n', "length", &run->length, "BYTES",
+		GUAC_OPT_U64_GIVEN('o', "offset", &req->offset, "BYTES",
+				   "stream position of the first byte (default 0)", &o->offset_given),
+		GUAC_OPT_U64_GIVEN('n', "length", &req->length, "BYTES",
 				   "bytes to check (default: to the end of the file or device, or of "
-				   "the manifest; a pipe needs it)", &run->length_given),
-		GUAC_OPT_U64_GIVEN(0, "origin", &run->origin, "BLOCK",
+				   "the manifest; a pipe needs it)", &o->length_given),
+		GUAC_OPT_U64_GIVEN(0, "origin", &req->origin, "BLOCK",
 				   "block index added to the position, mod 2^64 (default 0)",
-				   &origin_given),
-		GUAC_OPT_U64_GIVEN(0, "seek", &run->seek, "BYTES",
+				   &o->origin_given),
+		GUAC_OPT_U64_GIVEN(0, "seek", &req->seek, "BYTES",
 				   "byte of SOURCE where the stream data starts (default 0)",
-				   &run->seek_given),
-		GUAC_OPT_STRING('m', "manifest", &run->manifest_path, "FILE",
+				   &o->seek_given),
+		GUAC_OPT_STRING('m', "manifest", &req->manifest_path, "FILE",
 				"check what guac write recorded in FILE"),
-		GUAC_OPT_U64_GIVEN(0, "skip", &run->skip, "BYTES",
+		GUAC_OPT_U64_GIVEN(0, "skip", &req->skip, "BYTES",
 				   "start this many bytes into the data (a sub-range; reports still "
-				   "give true device byte offsets and LBAs)", &run->skip_given),
-		GUAC_OPT_FLAG(0, "resume", &run->resume,
+				   "give true device byte offsets and LBAs)", &o->skip_given),
+		GUAC_OPT_FLAG(0, "resume", &req->resume,
 			      "continue from the progress saved in the manifest; the earlier run's "
 			      "findings are part of the result (from the start if the target "
 			      "changed since that run)"),
-		GUAC_OPT_STRING(0, "shard", &run->shard_arg, "K/N",
+		GUAC_OPT_STRING(0, "shard", &o->shard_arg, "K/N",
 				"check part K of N, exactly as guac write --shard K/N"),
-		GUAC_OPT_STRING(0, "shards", &run->shards_arg, "N",
+		GUAC_OPT_STRING(0, "shards", &o->shards_arg, "N",
 				"the N for JOB_COMPLETION_INDEX (also GUAC_SHARDS); "
 				"SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP work alone"),
-		GUAC_OPT_CALLBACK(0, "direct", &run->direct, NULL,
+		GUAC_OPT_CALLBACK(0, "direct", &req->direct, NULL,
 				  "O_DIRECT reads, from the media, not the page cache (default for "
 				  "block devices; refused where impossible)", guac_opt_direct),
-		GUAC_OPT_CALLBACK(0, "buffered", &run->direct, NULL,
+		GUAC_OPT_CALLBACK(0, "buffered", &req->direct, NULL,
 				  "read through the page cache, even a block device", guac_opt_direct),
-		GUAC_OPT_CALLBACK_GIVEN(0, "bs", &run->bs, "BYTES",
+		GUAC_OPT_CALLBACK_GIVEN(0, "bs", &req->bs, "BYTES",
 					"bytes per read system call (default 256K)", guac_opt_bs,
-					&run->bs_given),
-		GUAC_OPT_CALLBACK('j', "jobs", &run->jobs, "N", jobs_help, guac_opt_jobs),
-		GUAC_OPT_CALLBACK(0, "sector", run, "SIZE",
+					&o->bs_given),
+		GUAC_OPT_CALLBACK('j', "jobs", &req->jobs, "N", jobs_help, guac_opt_jobs),
+		GUAC_OPT_CALLBACK(0, "sector", req, "SIZE",
 				  "512 or 4096: the sector bad ranges are reported and classified in "
 				  "(default: a block device's physical sector, 4096 on a 512e disk; "
 				  "else the manifest's, else 512)", verify_opt_sector),
-		GUAC_OPT_CALLBACK(0, "max-errors", &run->max_errors, "N",
+		GUAC_OPT_CALLBACK(0, "max-errors", &req->max_errors, "N",
 				  "stop at N bad or unreadable sectors (default: never)",
 				  verify_opt_max_errors),
-		GUAC_OPT_CALLBACK(0, "origins", run, "LIST",
+		GUAC_OPT_CALLBACK(0, "origins", req, "LIST",
 				  "origins of earlier fills the manifest does not name (comma-separated; "
 				  "A-B for a range): a bad sector holding one's data is STALE_ORIGIN, "
 				  "not UNKNOWN", verify_opt_origins),
-		GUAC_OPT_STRING(0, "bad-list", &run->bad_list_path, "FILE",
+		GUAC_OPT_STRING(0, "bad-list", &req->bad_list_path, "FILE",
 				"write every bad range, one per line, split where the class changes: "
 				"KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS"),
-		GUAC_OPT_FLAG(0, "json", &run->json,
+		GUAC_OPT_FLAG(0, "json", &o->json,
 			      "print a JSON summary on standard output instead of text"),
-		GUAC_OPT_CALLBACK(0, "progress", &run->progress.mode, "MODE",
+		GUAC_OPT_CALLBACK(0, "progress", &o->progress.mode, "MODE",
 				  GUAC_IO_PROGRESS_HELP ", bad and unreadable sectors so far), none, "
 				  "or auto (default: tty on a terminal, else log, as in a batch job's "
 				  "output file)", guac_opt_progress),
-		GUAC_OPT_CALLBACK(0, "progress-interval", &run->progress.interval, "SECONDS",
+		GUAC_OPT_CALLBACK(0, "progress-interval", &o->progress.interval, "SECONDS",
 				  "seconds between log lines (default 30)", guac_opt_progress_interval),
-		GUAC_OPT_CALLBACK(0, "impl", &run->impl, "NAME", impl_help, guac_opt_impl),
+		GUAC_OPT_STRING(0, "impl", &o->impl_name, "NAME", impl_help),
 		GUAC_OPT_VERSION(),
 		GUAC_OPT_HELP(),
 		GUAC_OPT_END(),
 	};
-	int n;
 
 	snprintf(jobs_help, sizeof(jobs_help),
 		 "reader threads, each on its own contiguous part (default: one per CPU, here %u); "
@@ -226,56 +270,142 @@ static int verify_parse(struct verify_run *run, int argc, char **argv)
 		 "dropped)", guac_nr_cpus());
 	snprintf(impl_help, sizeof(impl_help), "generator: %s", guac_impl_choices());
 	snprintf(after, sizeof(after), verify_after_fmt, VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
-	n = guac_parse_options(argc, argv, opts, &usage, 0);
-	if (n < 0)
-		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
-	run->origin_given = origin_given;
-	if (run->manifest_path && (offset_given || origin_given || run->seek_given)) {
+	return guac_parse_options(argc, argv, opts, &usage, 0);
+}
+
+/* The options that go together, and the range's arithmetic: false after a message. */
+static bool verify_options_agree(const struct verify_options *o)
+{
+	const struct verify_request *req = &o->req;
+
+	if (req->manifest_path && (o->offset_given || o->origin_given || o->seek_given)) {
 		guac_err("--offset, --origin and --seek come from the manifest; use --skip and "
 			 "--length for a sub-range");
-		return GUAC_EXIT_ERROR;
+		return false;
 	}
-	if (run->resume && !run->manifest_path) {
+	if (req->resume && !req->manifest_path) {
 		guac_err("--resume needs --manifest (the progress is saved there)");
-		return GUAC_EXIT_ERROR;
+		return false;
 	}
-	if (run->resume && (run->skip_given || run->length_given)) {
+	if (req->resume && (o->skip_given || o->length_given)) {
 		guac_err("--resume continues the whole check: no --skip or --length with it");
-		return GUAC_EXIT_ERROR;
+		return false;
 	}
 	/* Like guac write: a range past 2^64 would wrap and check the wrong bytes. */
-	if (run->seek + run->skip < run->seek) {
-		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " overflows", run->seek, run->skip);
-		return GUAC_EXIT_ERROR;
+	if (req->seek + req->skip < req->seek) {
+		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " overflows", req->seek, req->skip);
+		return false;
 	}
-	if (run->length_given && run->seek + run->skip + run->length < run->seek + run->skip) {
+	if (o->length_given && req->seek + req->skip + req->length < req->seek + req->skip) {
 		guac_err("--seek %" PRIu64 " + --skip %" PRIu64 " + --length %" PRIu64 " overflows",
-			 run->seek, run->skip, run->length);
-		return GUAC_EXIT_ERROR;
+			 req->seek, req->skip, req->length);
+		return false;
 	}
-	if (run->manifest_path && run->length_given && !run->length) {
+	if (req->manifest_path && o->length_given && !req->length) {
 		guac_err("--length 0 with --manifest checks nothing");
-		return GUAC_EXIT_ERROR;
+		return false;
 	}
-	if (!guac_shard_parse(&run->shard, run->shard_arg, run->shards_arg))
-		return GUAC_EXIT_ERROR;
+	return true;
+}
+
+/* The shard, and SOURCE (@n arguments left in @argv): false after a message. */
+static bool verify_shard_and_source(struct verify_options *o, int n, char **argv)
+{
+	struct verify_request *req = &o->req;
+
+	if (!guac_shard_parse(&req->shard, o->shard_arg, o->shards_arg))
+		return false;
 	/* Without a manifest, --length is the whole data's, as for guac write --shard. */
-	if (run->shard.count > 1 && (run->skip_given || run->resume ||
-				     (run->manifest_path && run->length_given))) {
+	if (req->shard.count > 1 && (o->skip_given || req->resume ||
+				     (req->manifest_path && o->length_given))) {
 		guac_err("--shard (%s) chooses the range: no --skip, --resume, or --length with "
-			 "--manifest", run->shard.source);
-		return GUAC_EXIT_ERROR;
+			 "--manifest", req->shard.source);
+		return false;
 	}
 	if (n > 1) {
 		guac_err("unexpected argument '%s' after SOURCE", argv[1]);
-		return GUAC_EXIT_ERROR;
+		return false;
 	}
-	if (!n && !run->manifest_path) {
+	if (!n && !req->manifest_path) {
 		guac_err("missing SOURCE (a file, a block device, or - for standard input)");
-		return GUAC_EXIT_ERROR;
+		return false;
 	}
-	run->path = n ? argv[0] : NULL;
+	req->path = n ? argv[0] : NULL;
+	return true;
+}
+
+int guac_verify_parse(int argc, char **argv, struct verify_request *req)
+{
+	struct verify_options *o = &verify_opts;
+	int n;
+
+	memset(o, 0, sizeof(*o));
+	o->req.impl = guac_impl_best();
+	o->req.jobs = guac_nr_cpus();
+	guac_progress_parse("auto", &o->progress.mode);
+	o->progress.interval = GUAC_PROGRESS_LOG_SECONDS;
+	n = verify_parse_table(o, argc, argv);
+	if (n < 0)
+		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
+	if (!verify_take_impl(o) || !verify_options_agree(o) ||
+	    !verify_shard_and_source(o, n, argv))
+		return GUAC_EXIT_ERROR;
+	o->req.from_data_start = !o->skip_given;
+	o->req.to_data_end = !o->length_given;
+	o->req.bs_exact = o->bs_given;
+	*req = o->req;
 	return GUAC_EXIT_OK;
+}
+
+void guac_verify_say(const struct verify_run *run)
+{
+	const struct verify_reason *r = &run->reason;
+	const uint64_t *n = r->n;
+
+	switch (r->kind) {
+	case VERIFY_FINE:
+	case VERIFY_ALREADY_SAID:
+		break;
+	case VERIFY_OUT_OF_MEMORY:
+		guac_err("out of memory");
+		break;
+	case VERIFY_OTHER_SHARD:
+		guac_err("the manifest is shard %u/%u of the fill; %s asks for %u/%u",
+			 (unsigned int)n[0], (unsigned int)n[1], r->text, (unsigned int)n[2],
+			 (unsigned int)n[3]);
+		break;
+	case VERIFY_SKIP_PAST_FILL:
+		guac_err("--skip %" PRIu64 " is past the end of the fill (%" PRIu64 " bytes)", n[0],
+			 n[1]);
+		break;
+	case VERIFY_RANGE_PAST_FILL:
+		guac_err("--skip + --length go past the end of the fill (%" PRIu64 " bytes)", n[0]);
+		break;
+	case VERIFY_RANGE_OUTSIDE_PART:
+		guac_err("bytes %" PRIu64 "-%" PRIu64 " of the fill are not all in this "
+			 "manifest's part, shard %u/%u: bytes %" PRIu64 "-%" PRIu64 " (--skip "
+			 "counts from the fill's start; use the manifest of the part that holds "
+			 "them)", n[0], n[1], (unsigned int)n[2], (unsigned int)n[3], n[4], n[5]);
+		break;
+	case VERIFY_PIPE_NEEDS_LENGTH:
+		guac_err("a pipe needs --length (the bytes it must hold) or a --manifest: without "
+			 "one, an input that ends early could not be told from a whole one");
+		break;
+	case VERIFY_BS_OFF_SECTOR:
+		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector verify "
+			 "reports in (%s; --sector sets it)", n[0], (unsigned int)n[1], r->text);
+		break;
+	case VERIFY_BS_OFF_DIRECT_SECTOR:
+		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector O_DIRECT needs",
+			 n[0], (unsigned int)n[1]);
+		break;
+	case VERIFY_NO_TEMP_FILE:
+		guac_err("cannot create a temporary file for --bad-list: %s", strerror(r->err));
+		break;
+	case VERIFY_BAD_LIST_UNWRITABLE:
+		guac_err("cannot write --bad-list '%s': %s", r->text, strerror(r->err));
+		break;
+	}
 }
 
 /* --jobs readers of two --bs buffers each, as far as their parts reach, fit in memory. */
@@ -294,158 +424,174 @@ static bool verify_memory_fits(const struct verify_run *run)
 	return false;
 }
 
-int guac_cmd_verify(int argc, char **argv)
+/*
+ * With a manifest: whether SOURCE is its recorded target (else the check is
+ * not recorded, and cannot resume), and the record a --resume continues.
+ * False after a message.
+ */
+static bool verify_take_manifest_record(struct verify_run *run)
 {
-	static struct verify_run run;
-	static struct guac_manifest manifest;
-	unsigned int i;
-	double saved;
-	int ret;
+	char other[1024];
 
-	/* The state is static for its size: each call starts from the defaults. */
-	free(run.seg);
-	free(run.job_lists);
-	memset(&run, 0, sizeof(run));
-	memset(&manifest, 0, sizeof(manifest));
-	run.impl = guac_impl_best();
-	run.jobs = guac_nr_cpus();
-	pthread_mutex_init(&run.sample_lock, NULL);
-	run.first_last = UINT64_MAX;	/* no set is full yet */
-	run.other_last = UINT64_MAX;
-	guac_progress_parse("auto", &run.progress.mode);
-	run.progress.interval = GUAC_PROGRESS_LOG_SECONDS;
-	ret = verify_parse(&run, argc, argv);
-	if (ret)
-		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
-	if (run.manifest_path) {
-		if (!guac_manifest_load(run.manifest_path, &manifest))
-			return GUAC_EXIT_ERROR;
-		run.manifest = &manifest;
-		if (!run.path)
-			run.path = manifest.target_path;
+	run->recorded_target = verify_is_recorded_target(run, other, sizeof(other));
+	if (run->req.resume && other[0]) {
+		guac_err("cannot resume: %s; nothing of the recorded check holds for it "
+			 "(guac verify --manifest without --resume checks it, unrecorded)", other);
+		return false;
 	}
-	if (!guac_target_open(&run.target, run.path, false, run.direct, false))
-		return GUAC_EXIT_ERROR;
-	/* What the target is, and its stamp (which may wait out its time-stamp granularity). */
-	guac_ident_of(&run.target, run.ident, sizeof(run.ident));
-	guac_ident_stamp(&run.target, run.manifest != NULL, run.stamp, sizeof(run.stamp));
-	if (run.target.fd == STDIN_FILENO && run.target.kind == GUAC_TARGET_FILE) {
+	if (other[0])
+		guac_err("note: %s: it is checked, but the check is not recorded in '%s'", other,
+			 run->req.manifest_path);
+	if (run->req.resume && !run->recorded_target) {
+		guac_err("--resume continues the check of the manifest's target '%s', not of '%s'",
+			 run->manifest->target_path, run->path);
+		return false;
+	}
+	if (run->req.resume)
+		verify_take_record(run);
+	return true;
+}
+
+/* SOURCE opened, with what it is and its stamp (which may wait out its time-stamp granularity). */
+static bool verify_open_source(struct verify_run *run)
+{
+	if (!guac_target_open(&run->target, run->path, false, run->req.direct, false))
+		return false;
+	guac_ident_of(&run->target, run->ident, sizeof(run->ident));
+	guac_ident_stamp(&run->target, run->manifest != NULL, run->stamp, sizeof(run->stamp));
+	if (run->target.fd == STDIN_FILENO && run->target.kind == GUAC_TARGET_FILE) {
 		/* `guac verify - < file` checks from where the shell left the file. */
 		off_t cur = lseek(STDIN_FILENO, 0, SEEK_CUR);
 
-		run.seek += cur > 0 ? (uint64_t)cur : 0;
+		run->seek += cur > 0 ? (uint64_t)cur : 0;
 	}
-	if (run.target.kind == GUAC_TARGET_STREAM)
-		run.jobs = 1;	/* a pipe is read by one thread, whatever --jobs says */
-	if (run.manifest) {
-		char other[1024];
+	if (run->target.kind == GUAC_TARGET_STREAM)
+		run->jobs = 1;	/* a pipe is read by one thread, whatever --jobs says */
+	return true;
+}
 
-		run.recorded_target = verify_is_recorded_target(&run, other, sizeof(other));
-		if (run.resume && other[0]) {
-			guac_err("cannot resume: %s; nothing of the recorded check holds for it "
-				 "(guac verify --manifest without --resume checks it, unrecorded)",
-				 other);
-			return GUAC_EXIT_ERROR;
-		}
-		if (other[0])
-			guac_err("note: %s: it is checked, but the check is not recorded in '%s'",
-				 other, run.manifest_path);
-		if (run.resume && !run.recorded_target) {
-			guac_err("--resume continues the check of the manifest's target '%s', not "
-				 "of '%s'", manifest.target_path, run.path);
-			return GUAC_EXIT_ERROR;
-		}
-		if (run.resume)
-			verify_take_record(&run);
-	}
-	if (run.manifest && !verify_plan_manifest(&run))
-		return GUAC_EXIT_ERROR;
-	if (!run.manifest && !verify_plan_plain(&run))
-		return GUAC_EXIT_ERROR;
-	if (run.bs % run.sector) {
-		/* A read must end on a sector boundary, or a sector is seen in two pieces. */
-		if (run.bs_given) {
-			guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector verify "
-				 "reports in (%s; --sector sets it)", run.bs, run.sector,
-				 run.sector_source);
-			return GUAC_EXIT_ERROR;
-		}
-		run.bs = (run.bs + run.sector - 1) / run.sector * run.sector;
-	}
-	verify_first_byte(&run);
-	verify_diag_setup(&run);
-	if (run.target.direct && run.bs % run.target.sector) {
-		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector O_DIRECT needs",
-			 run.bs, run.target.sector);
-		return GUAC_EXIT_ERROR;
+/*
+ * The plan for the opened SOURCE: the manifest's record, the segments and
+ * reads, within the machine's memory. False after a message.
+ */
+static bool verify_plan_opened(struct verify_run *run)
+{
+	if (run->manifest && !verify_take_manifest_record(run))
+		return false;
+	if (!(run->manifest ? verify_plan_manifest(run) : verify_plan_plain(run)) ||
+	    !verify_plan_reads(run)) {
+		guac_verify_say(run);
+		return false;
 	}
 	/*
 	 * Two buffers of --bs a reader (the block checked and the next one read),
 	 * touched no further than its part: not past the machine's memory.
 	 */
-	if (!verify_memory_fits(&run)) {
-		guac_target_close(&run.target);
+	return verify_memory_fits(run);
+}
+
+int guac_verify_prepare(struct verify_run *run, struct guac_manifest *manifest,
+			const struct verify_request *req)
+{
+	verify_plan_start(run, req);
+	if (req->manifest_path) {
+		if (!guac_manifest_load(req->manifest_path, manifest))
+			return GUAC_EXIT_ERROR;
+		run->manifest = manifest;
+		if (!run->path)
+			run->path = manifest->target_path;
+	}
+	if (!verify_open_source(run))
+		return GUAC_EXIT_ERROR;
+	if (!verify_plan_opened(run)) {
+		guac_target_close(&run->target);
 		return GUAC_EXIT_ERROR;
 	}
-	if (run.manifest && run.manifest->serial[0] && run.target.serial[0] &&
-	    strcmp(run.manifest->serial, run.target.serial))
+	if (run->manifest && run->manifest->serial[0] && run->target.serial[0] &&
+	    strcmp(run->manifest->serial, run->target.serial))
 		guac_err("note: '%s' has serial %s, the manifest's target had %s (a copy?)",
-			 run.path, run.target.serial, run.manifest->serial);
-	guac_badlog_init(&run.mismatch, run.mismatch_kept, VERIFY_SHOWN_RANGES);
-	guac_badlog_init(&run.unreadable, run.unreadable_kept, VERIFY_SHOWN_RANGES);
-
-	if (run.manifest && !run.subrange && !run.recorded_target)
+			 run->path, run->target.serial, run->manifest->serial);
+	guac_badlog_init(&run->mismatch, run->mismatch_kept, VERIFY_SHOWN_RANGES);
+	guac_badlog_init(&run->unreadable, run->unreadable_kept, VERIFY_SHOWN_RANGES);
+	if (run->manifest && !run->subrange && !run->recorded_target)
 		/* The manifest's progress is its target's: a copy's check is no part of it. */
 		guac_err("note: progress not saved in '%s': '%s' is not its target '%s'",
-			 run.manifest_path, run.path, manifest.target_path);
+			 run->req.manifest_path, run->path, run->manifest->target_path);
+	return GUAC_EXIT_OK;
+}
 
-	guac_io_catch_signals(&run.stop);
-	verify_save_progress(&run, true);
-	saved = guac_now();
-	for (i = 0; i < run.nseg && !run.already_complete; i++) {
-		if (run.seg[i].length == run.seg[i].resume) {
-			run.progress_done += run.seg[i].length;
-			continue;
-		}
-		if (!verify_segment(&run, &run.seg[i]))
-			break;
-		/* A manifest of many ranges records its progress as it goes, now and then. */
-		if (guac_now() - saved >= VERIFY_SAVE_SECONDS) {
-			verify_save_progress(&run, true);
-			saved = guac_now();
-		}
+/*
+ * After the reads: the diagnosis, the record (saved again when the search
+ * named some OTHER sectors, the progress being safe already), the partial
+ * check's findings and the bad-range list. False after a message.
+ */
+static bool verify_record_all(struct verify_run *run)
+{
+	verify_diagnose(run);
+	if (verify_record_searched(run))
+		verify_save_progress(run, false);
+	verify_save_partial(run);
+	if (run->req.bad_list_path && !verify_write_bad_list(run)) {
+		guac_verify_say(run);
+		return false;
 	}
-	guac_progress_finish(&run.progress);
-	/* Stopped before every byte was compared (a stop that came later changes nothing). */
-	if (atomic_load(&run.stop) && !run.max_reached && !run.fatal && !run.short_data &&
-	    verify_covered(&run) < run.planned)
-		run.interrupted = true;
-	verify_save_progress(&run, false);
-	/*
-	 * The search names some OTHER sectors: the record (saved again, the
-	 * progress being safe already) and --bad-list carry those classes.
-	 */
-	verify_diagnose(&run);
-	if (verify_record_searched(&run))
-		verify_save_progress(&run, false);
-	verify_save_partial(&run);
-	if (run.bad_list_path && !verify_write_bad_list(&run))
-		ret = GUAC_EXIT_ERROR;
-	/* Open until here: the diagnosis reads again the incident its search's bound cut. */
-	guac_target_close(&run.target);
+	return true;
+}
 
-	if (run.json)
-		verify_report_json(&run);
+/* The report, and what goes with it on standard error. */
+static void verify_report(const struct verify_run *run, const struct verify_options *o)
+{
+	if (o->json)
+		verify_report_json(run);
 	else
-		verify_report_text(&run);
-	if (run.fatal)
-		guac_err("read error on '%s' at byte %" PRIu64 ": %s", run.path, run.fatal_pos,
-			 strerror(run.fatal_errno));
-	for (i = 0; i < run.nsample; i++)
-		free(run.sample[i].data);
-	if (!run.manifest && !run.origin_given && run.mismatch.nranges)
+		verify_report_text(run);
+	if (run->fatal)
+		guac_err("read error on '%s' at byte %" PRIu64 ": %s", run->path, run->fatal_pos,
+			 strerror(run->fatal_errno));
+	if (!run->manifest && !o->origin_given && run->mismatch.nranges)
 		guac_err("note: no --origin or --manifest, so origin 0 was checked; guac write "
 			 "draws a fresh origin for every fill and prints it (\"origin N\" in its "
 			 "last line): give --origin N, or the fill's --manifest");
-	return ret ? GUAC_EXIT_ERROR : verify_exit_status(&run);
+}
+
+int guac_verify_check(struct verify_run *run)
+{
+	bool listed = true;
+	size_t i;
+
+	run->progress.mode = verify_opts.progress.mode;
+	run->progress.interval = verify_opts.progress.interval;
+	guac_io_catch_signals(&run->stop);
+	verify_check_all(run);
+	/* A segment that could not start: the progress is saved, the findings incomplete. */
+	if (run->reason.kind)
+		guac_verify_say(run);
+	else
+		listed = verify_record_all(run);
+	/* Open until here: the diagnosis reads again the incident its search's bound cut. */
+	guac_target_close(&run->target);
+	if (!run->reason.kind || !listed)
+		verify_report(run, &verify_opts);
+	for (i = 0; i < run->nsample; i++)
+		free(run->sample[i].data);
+	if (run->reason.kind)
+		return GUAC_EXIT_ERROR;
+	return verify_exit_status(run);
+}
+
+int guac_cmd_verify(int argc, char **argv)
+{
+	static struct verify_run run;
+	static struct guac_manifest manifest;
+	struct verify_request req;
+	int ret;
+
+	memset(&manifest, 0, sizeof(manifest));
+	ret = guac_verify_parse(argc, argv, &req);
+	if (ret)
+		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
+	ret = guac_verify_prepare(&run, &manifest, &req);
+	if (ret)
+		return ret;
+	return guac_verify_check(&run);
 }

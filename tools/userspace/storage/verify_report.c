@@ -280,12 +280,10 @@ static void verify_earlier_json(const struct verify_run *run)
 	printf("}");
 }
 
-void verify_report_json(const struct verify_run *run)
+/* The JSON report's opening: what was checked, where, and how. */
+static void verify_json_head(const struct verify_run *run)
 {
-	const struct guac_badlog *log = &run->mismatch;
-	double cpu = verify_cpu_seconds(), secs = run->seconds;
 	char soff[32];
-	size_t i;
 
 	printf("{\"source\":");
 	guac_json_string(stdout, run->path);
@@ -297,21 +295,31 @@ void verify_report_json(const struct verify_run *run)
 	       verify_result(run), guac_target_mode(&run->target),
 	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
 	       run->first_dev, run->sector, run->sector_source, run->target.sector,
-	       guac_impl_names[run->impl], run->jobs, run->bs,
+	       guac_impl_names[run->req.impl], run->jobs, run->bs,
 	       run->planned, verify_covered(run));
-	if (run->shard.count > 1) {
-		printf("{\"index\":%u,\"count\":%u,\"from\":", run->shard.index, run->shard.count);
-		guac_json_string(stdout, run->shard.source);
+	if (run->req.shard.count > 1) {
+		printf("{\"index\":%u,\"count\":%u,\"from\":", run->req.shard.index,
+		       run->req.shard.count);
+		guac_json_string(stdout, run->req.shard.source);
 		printf("},");
 	} else {
 		printf("null,");
 	}
 	if (run->manifest) {
 		printf("\"manifest\":");
-		guac_json_string(stdout, run->manifest_path);
+		guac_json_string(stdout, run->req.manifest_path);
 		printf(",");
 	}
 	printf("\"length\":%" PRIu64 ",", run->planned);
+}
+
+void verify_report_json(const struct verify_run *run)
+{
+	const struct guac_badlog *log = &run->mismatch;
+	double cpu = verify_cpu_seconds(), secs = run->seconds;
+	size_t i;
+
+	verify_json_head(run);
 	printf("\"bytes_checked\":%" PRIu64 ",\"short\":%s,\"interrupted\":%s,"
 	       "\"max_errors_reached\":%s,\"incomplete_bytes\":%" PRIu64 ",\"seconds\":%.6f,"
 	       "\"bytes_per_second\":%.0f,\"cpu_seconds\":%.6f,\"bytes_per_cpu_second\":%.0f,"
@@ -334,11 +342,11 @@ void verify_report_json(const struct verify_run *run)
 	       run->unreadable.nranges);
 	verify_json_ranges(&run->unreadable);
 	printf("]");
-	if (run->resume)
+	if (run->req.resume)
 		printf(",\"resumed_bad_sectors\":%" PRIu64 ",\"resumed_unreadable_sectors\":%" PRIu64
 		       ",\"already_complete\":%s", run->earlier_bad, run->earlier_unreadable,
 		       run->already_complete ? "true" : "false");
-	if (run->resume)
+	if (run->req.resume)
 		verify_earlier_json(run);
 	if (run->mismatch.nranges)
 		verify_classes_json(run);
@@ -390,9 +398,9 @@ static void verify_text_ranges(const struct verify_run *run, const struct guac_b
 static void verify_scope(const struct verify_run *run, char *buf, size_t size)
 {
 	buf[0] = 0;
-	if (run->shard.count > 1)
-		snprintf(buf, size, ", shard %u/%u of the %s (from %s)", run->shard.index,
-			 run->shard.count, run->manifest ? "fill" : "data", run->shard.source);
+	if (run->req.shard.count > 1)
+		snprintf(buf, size, ", shard %u/%u of the %s (from %s)", run->req.shard.index,
+			 run->req.shard.count, run->manifest ? "fill" : "data", run->req.shard.source);
 	else if (run->manifest && run->subrange)
 		snprintf(buf, size, ", fill bytes %" PRIu64 "-%" PRIu64 " only", run->skip,
 			 run->end - run->manifest->device_offset - 1);
@@ -437,15 +445,42 @@ static const char *verify_sector_why(const struct verify_run *run, char *buf, si
 	return buf;
 }
 
-void verify_report_text(const struct verify_run *run)
+/* The diagnosis lines, one per incident, and what bounded the search. */
+static void verify_text_diagnosis(const struct verify_run *run)
 {
-	const struct guac_badlog *log = &run->mismatch;
-	char human[32], speed[32], line[512], scope[160], why[96];
-	double secs = run->seconds;
+	char line[512];
 	size_t i;
 
-	guac_fmt_bytes(human, sizeof(human), (double)run->checked);
-	verify_scope(run, scope, sizeof(scope));
+	if (!run->ndiag)
+		return;
+	if (run->ndiag == run->nfirst)
+		printf("DIAGNOSIS of the first %zu bad sector%s", run->ndiag,
+		       run->ndiag == 1 ? "" : "s");
+	else
+		printf("DIAGNOSIS of %zu bad sectors: the first %zu, and %zu more of class "
+		       "OTHER (the search takes the first %u OTHER ones)", run->ndiag, run->nfirst,
+		       run->ndiag - run->nfirst, VERIFY_DIAG_MAX);
+	printf(", by incident (a run of adjacent sectors with one class and cause):\n");
+	for (i = 0; i < run->nincident; i++)
+		verify_incident_text(run, &run->incident[i], line, sizeof(line));
+	if (run->extend_stopped)
+		printf("  the incident the search's bound cut may go on past byte %" PRIu64
+		       ": reading it again stopped (time bound or Ctrl-C)\n", run->extend_end);
+	if (run->search.interrupted)
+		printf("  search interrupted: not exhaustive (Ctrl-C); an UNKNOWN sector may "
+		       "hold data from a place not searched\n");
+	if (run->search.origin_sectors && !run->search.origin_exhaustive)
+		printf("  origin search stopped (time bound or Ctrl-C) after %" PRIu64
+		       " blocks: an UNKNOWN sector may hold an origin not searched\n",
+		       run->search.origin_blocks);
+}
+
+/* The verdict's first line: EMPTY, a resumed check already complete, or OK. */
+static void verify_text_verdict(const struct verify_run *run, const char *scope)
+{
+	double secs = run->seconds;
+	char human[32], speed[32];
+
 	if (verify_empty(run)) {
 		printf("EMPTY: '%s' holds no data to check\n", run->path);
 	} else if (run->already_complete && (run->earlier_bad || run->earlier_unreadable)) {
@@ -482,12 +517,26 @@ void verify_report_text(const struct verify_run *run)
 		printf("; %.3f s, %s, %.2f GB per CPU-second\n", secs, speed,
 		       cpu > 0 ? run->checked / cpu / 1e9 : 0.0);
 	}
+}
+
+void verify_report_text(const struct verify_run *run)
+{
+	const struct guac_badlog *log = &run->mismatch;
+	char human[32], scope[160], why[96];
+
+	guac_fmt_bytes(human, sizeof(human), (double)run->checked);
+	verify_scope(run, scope, sizeof(scope));
+	verify_text_verdict(run, scope);
 	if (!strcmp(verify_result(run), "unchecked"))
 		printf("NOT CHECKED: %" PRIu64 " of the %" PRIu64 " bytes described were not "
 		       "compared: no verdict can be given for them\n",
 		       run->planned - (verify_covered(run) < run->planned ? verify_covered(run) :
 				       run->planned), run->planned);
-	if (run->restart_why)
+	if (run->restart_partial)
+		printf("NOTE: --resume started from the beginning: the last check recorded was "
+		       "of part of the fill (--shard, --skip or --length), which a whole check "
+		       "cannot continue\n");
+	else if (run->restart_why)
 		printf("NOTE: --resume started from the beginning: %s\n", run->restart_why);
 	if (run->interrupted)
 		printf("INTERRUPTED: stopped after %" PRIu64 " bytes (%s) checked; the findings "
@@ -495,7 +544,7 @@ void verify_report_text(const struct verify_run *run)
 		       run->manifest ? " (progress saved in the manifest: --resume continues)" : "");
 	if (run->max_reached)
 		printf("STOPPED: --max-errors %" PRIu64 " reached after %" PRIu64 " bytes (%s)\n",
-		       run->max_errors, run->checked, human);
+		       run->req.max_errors, run->checked, human);
 	if (log->nranges) {
 		printf("MISMATCH: %" PRIu64 " bad %u-byte sector%s in %" PRIu64 " range%s, %" PRIu64
 		       " bytes differ, of %" PRIu64 " bytes (%s) checked\n",
@@ -539,29 +588,7 @@ void verify_report_text(const struct verify_run *run)
 		       run->first_dev);
 		verify_earlier_text(run);
 	}
-	if (run->ndiag && run->ndiag == run->nfirst) {
-		printf("DIAGNOSIS of the first %zu bad sector%s", run->ndiag,
-		       run->ndiag == 1 ? "" : "s");
-	} else if (run->ndiag) {
-		printf("DIAGNOSIS of %zu bad sectors: the first %zu, and %zu more of class "
-		       "OTHER (the search takes the first %u OTHER ones)", run->ndiag, run->nfirst,
-		       run->ndiag - run->nfirst, VERIFY_DIAG_MAX);
-	}
-	if (run->ndiag) {
-		printf(", by incident (a run of adjacent sectors with one class and cause):\n");
-		for (i = 0; i < run->nincident; i++)
-			verify_incident_text(run, &run->incident[i], line, sizeof(line));
-		if (run->extend_stopped)
-			printf("  the incident the search's bound cut may go on past byte %" PRIu64
-			       ": reading it again stopped (time bound or Ctrl-C)\n", run->extend_end);
-		if (run->search.interrupted)
-			printf("  search interrupted: not exhaustive (Ctrl-C); an UNKNOWN sector may "
-			       "hold data from a place not searched\n");
-		if (run->search.origin_sectors && !run->search.origin_exhaustive)
-			printf("  origin search stopped (time bound or Ctrl-C) after %" PRIu64
-			       " blocks: an UNKNOWN sector may hold an origin not searched\n",
-			       run->search.origin_blocks);
-	}
+	verify_text_diagnosis(run);
 	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors (%s)\n",
 	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
 	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector,

@@ -2,8 +2,9 @@
 /*
  * guac verify's run: what the command asked for, the work planned from it
  * (the segments) and what the check found, shared by the command
- * (cmd/cmd_verify.c: options, help, the main flow), the check
- * (verify_check.c: the engine's use, the plan, the progress, the verdict)
+ * (cmd/cmd_verify.c: options, help, the main flow, the words), the plan
+ * (verify_plan.c), the check (verify_check.c: the engine's use, the
+ * verdict), the record (verify_record.c: the progress and findings saved)
  * and the reports (verify_report.c: text and JSON).
  */
 #ifndef GUAC_VERIFY_RUN_H
@@ -32,7 +33,7 @@
 struct verify_segment {
 	uint64_t device_offset, length;
 	struct guac_spos stream;	/* the stream position at device_offset */
-	uint64_t resume;		/* bytes already verified (--resume) */
+	uint64_t resume;		/* bytes already verified (a resumed check) */
 	int range;			/* manifest range index, or -1 */
 };
 
@@ -72,33 +73,84 @@ struct verify_record {
 	struct guac_manifest_bad last;
 };
 
-struct verify_run {
-	/* Options. */
-	const char *path, *manifest_path, *bad_list_path, *shard_arg, *shards_arg;
-	uint64_t offset, origin, seek, skip, length, bs, jobs, max_errors;
-	bool length_given, seek_given, skip_given, bs_given, json, resume;
+/*
+ * What to check, as the caller asks for it (cmd/cmd_verify.c makes it from
+ * the command line): the source, the stream it should hold or the manifest
+ * that records it, which part of it, and how to read it. The plan
+ * (verify_plan.c) resolves the defaults left open here.
+ */
+struct verify_request {
+	const char *path;		/* SOURCE; NULL: the manifest's target */
+	const char *manifest_path;	/* NULL: the stream that offset, origin, seek name */
+	const char *bad_list_path;	/* NULL: no list of every bad range */
+	uint64_t offset, origin, seek;	/* without a manifest: where the stream lies */
+	uint64_t skip, length;		/* the part of the data checked */
+	/* No skip: from where the data (or the manifest's part) starts; no length: to its end. */
+	bool from_data_start, to_data_end;
+	uint64_t bs;			/* bytes per read; 0: the default */
+	bool bs_exact;			/* the caller's: refused, never rounded, if it misfits */
+	uint64_t jobs, max_errors;	/* max_errors 0: never stop */
+	bool resume;			/* continue the check the manifest records */
 	struct guac_shard shard;
 	enum guac_direct direct;
 	unsigned int sector;		/* report and class granularity; 0: the default */
-	const char *sector_source;	/* where it came from: "--sector", "physical", ... */
+	const char *sector_source;	/* the caller's name for where it came from */
 	int impl;
-	/* --origins: origins named alone (checked like the history), and ranges (searched). */
+	/* Origins named alone (checked like the history), and ranges (searched). */
 	uint64_t named_origin[VERIFY_NAMED_ORIGINS];
 	size_t nnamed_origins;
 	struct guac_diag_origin_range origin_range[VERIFY_NAMED_ORIGINS];
 	size_t norigin_ranges;
+};
+
+/*
+ * Why the plan, the check or the record stopped short: the storage side
+ * names the reason and its numbers, the command words it (its words name
+ * its own options).
+ */
+enum verify_reason_kind {
+	VERIFY_FINE,
+	VERIFY_ALREADY_SAID,		/* a lower layer printed the message */
+	VERIFY_OUT_OF_MEMORY,
+	VERIFY_OTHER_SHARD,		/* n: the manifest's shard index, count; the asked ones */
+	VERIFY_SKIP_PAST_FILL,		/* n: the start asked, the fill's length */
+	VERIFY_RANGE_PAST_FILL,		/* n: the fill's length */
+	VERIFY_RANGE_OUTSIDE_PART,	/* n: first, last byte asked; shard index, count; part's */
+	VERIFY_PIPE_NEEDS_LENGTH,
+	VERIFY_BS_OFF_SECTOR,		/* n: bs, the report sector; text: where it came from */
+	VERIFY_BS_OFF_DIRECT_SECTOR,	/* n: bs, the target's sector */
+	VERIFY_NO_TEMP_FILE,		/* err: tmpfile()'s, for the list of bad ranges */
+	VERIFY_BAD_LIST_UNWRITABLE,	/* err; text: the list's path */
+};
+
+struct verify_reason {
+	enum verify_reason_kind kind;
+	uint64_t n[6];
+	const char *text;
+	int err;
+};
+
+struct verify_run {
+	struct verify_request req;	/* as asked; the plan below resolves it */
+
+	/* The plan: the range and the reads, the request's defaults resolved. */
+	const char *path;		/* SOURCE, or the manifest's target */
+	uint64_t offset, origin, seek, skip, length, bs, jobs;
+	unsigned int sector;
+	const char *sector_source;	/* "physical", "the manifest's", or the request's */
+	struct verify_reason reason;	/* why a step ended the run (kind VERIFY_FINE: none) */
 
 	/* The work. */
 	struct guac_target target;
 	struct guac_manifest *manifest;
 	struct verify_segment *seg;
 	unsigned int nseg;
-	bool subrange;			/* --skip, --length or --shard: not the whole manifest */
+	bool subrange;			/* a sub-range or shard: not the whole manifest */
 	bool recorded_target;		/* SOURCE is the manifest's target: progress is saved */
 	char stamp[256];		/* the target's state before the first read */
 	char ident[1024];		/* its identity (identity.h) */
-	bool origin_given;		/* --origin (else 0, or the manifest's) */
-	const char *restart_why;	/* --resume found no record it could trust */
+	const char *restart_why;	/* resuming found no record it could trust */
+	bool restart_partial;		/* the record resumed was of part of the fill */
 	uint64_t first_dev;		/* the first byte checked, for the report */
 	struct guac_spos first_stream;
 	uint64_t stream_pos;		/* a pipe: bytes read from it so far */
@@ -122,13 +174,13 @@ struct verify_run {
 	struct guac_range unreadable_kept[VERIFY_SHOWN_RANGES];
 	int first_errno;
 	uint64_t first_error_pos;
-	uint64_t prior_bad, prior_unreadable;	/* from the manifest, with --resume */
+	uint64_t prior_bad, prior_unreadable;	/* from the manifest, resuming */
 	uint64_t earlier_bad, earlier_unreadable;	/* the earlier run's, as loaded */
-	struct verify_record earlier;	/* the earlier run's places, as loaded (--resume) */
+	struct verify_record earlier;	/* the earlier run's places, as loaded (resume) */
 	struct verify_record record;	/* the record saved: the earlier run's and this one's */
-	bool already_complete;		/* --resume of a check that had ended */
-	bool trust_progress;		/* --resume with a record it can trust */
-	FILE **job_lists;		/* every job's bad-list part, in order */
+	bool already_complete;		/* resuming a check that had ended */
+	bool trust_progress;		/* resuming with a record it can trust */
+	FILE **job_lists;		/* every job's part of the bad-range list, in order */
 	size_t njob_lists;
 
 	/* The diagnosis: one config for the local checks and the search. */
@@ -167,27 +219,43 @@ struct verify_run {
 };
 
 /*
- * The plan (verify_check.c), in the order the command makes it: whether
- * SOURCE is the manifest's target, the record a --resume continues, the
- * segments (false after a message), the first byte for the report, and the
- * diagnosis config, set before the reads.
+ * The plan (verify_plan.c), in the order the command makes it: the run
+ * started from the request, whether SOURCE is the manifest's target, the
+ * record a resumed check continues, the segments and reads (false with
+ * run->reason set), the first byte for the report, and the diagnosis
+ * config, set before the reads.
  */
+void verify_plan_start(struct verify_run *run, const struct verify_request *req);
 bool verify_is_recorded_target(const struct verify_run *run, char *why, size_t size);
 void verify_take_record(struct verify_run *run);
 bool verify_plan_manifest(struct verify_run *run);
 bool verify_plan_plain(struct verify_run *run);
+bool verify_plan_reads(struct verify_run *run);
 void verify_first_byte(struct verify_run *run);
 void verify_diag_setup(struct verify_run *run);
 
 /*
- * The check (verify_check.c): one segment (false when the run must end),
- * the progress saved in the manifest ("running" or the end's status), the
- * --bad-list file, and at the end the diagnosis of the sectors kept.
+ * The check (verify_check.c): one segment (false when the run must end;
+ * run->reason set when it could not go on), all of them with the progress
+ * saved now and then, and at the end the diagnosis of the sectors kept.
  */
 bool verify_segment(struct verify_run *run, struct verify_segment *seg);
+void verify_check_all(struct verify_run *run);
+void verify_diagnose(struct verify_run *run);
+
+/*
+ * The record (verify_record.c): the manifest's record of bad ranges built
+ * as the jobs find them, the progress saved in the manifest ("running" or
+ * the end's status), a partial check's findings, and the list of every bad
+ * range (false with run->reason set).
+ */
+void verify_record_add(struct verify_record *rec, const struct guac_manifest_bad *b);
+void verify_record_merge(struct verify_record *rec, const struct verify_record *part);
+void verify_record_classes(struct verify_record *rec, const struct verify_classes *c);
 void verify_save_progress(struct verify_run *run, bool running);
 void verify_save_partial(struct verify_run *run);
 bool verify_write_bad_list(struct verify_run *run);
+
 /*
  * verify_incident.c: the diagnosed sectors grouped by incident, the one the
  * search's bound cut continued (re-read from the open target); called by
@@ -197,7 +265,6 @@ void verify_incidents(struct verify_run *run);
 
 /* After verify_diagnose(): the record takes the searched classes; true if it changed. */
 bool verify_record_searched(struct verify_run *run);
-void verify_diagnose(struct verify_run *run);
 
 /*
  * The verdict (verify_check.c, where its one rule is stated): the bytes

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * guac verify's steps (cmd/cmd_verify.c), for guac_cmd_verify() and the
+ * fuzz targets that drive them one by one: parse the command line into a
+ * request, plan the run for it, check, and the words for a reason storage
+ * gave. None exits the process.
+ */
+#ifndef GUAC_CMD_VERIFY_H
+#define GUAC_CMD_VERIFY_H
+
+#include <stdio.h>
+#include "manifest.h"
+#include "verify_run.h"
+
+/*
+ * Parse guac verify's command line into @req (the output options stay the
+ * command's): GUAC_EXIT_OK, GUAC_PARSE_DONE after --help or --version, or
+ * an exit status after a message.
+ */
+int guac_verify_parse(int argc, char **argv, struct verify_request *req);
+
+/*
+ * Plan @run for @req: load the manifest into @manifest, open SOURCE, make
+ * the plan. GUAC_EXIT_OK, or an exit status after a message.
+ */
+int guac_verify_prepare(struct verify_run *run, struct guac_manifest *manifest,
+			const struct verify_request *req);
+
+/*
+ * The check of a prepared @run, the record and the report (text or JSON,
+ * with the progress line, as the latest guac_verify_parse() was told): the
+ * exit status.
+ */
+int guac_verify_check(struct verify_run *run);
+
+/* The message for @run->reason (none for VERIFY_FINE or VERIFY_ALREADY_SAID). */
+void guac_verify_say(const struct verify_run *run);
+
+#endif /* GUAC_CMD_VERIFY_H */

@@ -180,7 +180,7 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 				  "else log, as in a batch job's output file)", guac_opt_progress),
 		GUAC_OPT_CALLBACK(0, "progress-interval", &a->fill.progress_interval, "SECONDS",
 				  "seconds between log lines (default 30)", guac_opt_progress_interval),
-		GUAC_OPT_CALLBACK(0, "impl", &a->fill.impl, "NAME", impl_help, guac_opt_impl),
+		GUAC_OPT_STRING(0, "impl", &a->impl_arg, "NAME", impl_help),
 		GUAC_OPT_VERSION(),
 		GUAC_OPT_HELP(),
 		GUAC_OPT_END(),
@@ -191,6 +191,12 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 	n = guac_parse_options(argc, argv, opts, &write_usage, 0);
 	if (n < 0)
 		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
+	/* Checked here, not by a callback that exits (or adds a hint it never had). */
+	if (a->impl_arg) {
+		a->fill.impl = guac_impl_check(a->impl_arg);
+		if (a->fill.impl < 0)
+			return GUAC_EXIT_ERROR;
+	}
 	if (n != 1) {
 		if (!n)
 			guac_err("missing TARGET (a block device or a regular file)");

@@ -20,6 +20,7 @@ struct write_args {
 	const char *shard_arg, *shards_arg;
 	const char *host_arg;		/* --host, else GUAC_HOST, else gethostname() */
 	const char *run_arg;		/* --run, else GUAC_RUN, else none */
+	const char *impl_arg;		/* --impl: checked after the table */
 	char host[sizeof(((struct guac_manifest *)0)->host)];
 	char run[sizeof(((struct guac_manifest *)0)->run)];
 };

@@ -44,14 +44,9 @@ bool guac_opt_jobs(const struct guac_option *opt, const char *arg)
 	return true;
 }
 
-/* A refusal is a parse error (status 2), not an exit: the parse returns. */
 bool guac_opt_impl(const struct guac_option *opt, const char *arg)
 {
-	int impl = guac_impl_check(arg);
-
-	if (impl < 0)
-		return false;
-	*(int *)opt->value = impl;
+	*(int *)opt->value = guac_parse_impl(arg);
 	return true;
 }
 

@@ -105,12 +105,11 @@ static bool write_run(const struct write_args *a, char *run, size_t size)
 	return !name || write_word(name, from, "a run ID", run, size);
 }
 
-
-/* The option table's part of write_parse_args(). */
-static int write_parse_options(struct write_args *a, int argc, char **argv)
+/* The table's first part: the options that say what is written where, and how. */
+#define WRITE_RANGE_OPTIONS 9
+static void write_range_options(struct write_args *a, struct guac_option *opts)
 {
-	char impl_help[128];
-	const struct guac_option opts[] = {
+	const struct guac_option range[WRITE_RANGE_OPTIONS] = {
 		GUAC_OPT_U64_GIVEN('o', "offset", &a->fill.offset, "BYTES",
 				   "stream position of the first byte written (default 0)",
 				   &a->offset_given),
@@ -134,7 +133,19 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_CALLBACK('j', "jobs", &a->fill.jobs, "N",
 				  "threads, each writing its own contiguous part (default 1)",
 				  guac_opt_jobs),
-		GUAC_OPT_FLAG(0, "sync", &a->fill.sync, "O_DSYNC: every write is durable when it returns"),
+		GUAC_OPT_FLAG(0, "sync", &a->fill.sync,
+			      "O_DSYNC: every write is durable when it returns"),
+	};
+
+	memcpy(opts, range, sizeof(range));
+}
+
+/* The option table's part of write_parse_args(): the operands' count, or GUAC_PARSE_*. */
+static int write_parse_options(struct write_args *a, int argc, char **argv)
+{
+	char impl_help[128];
+	struct guac_option opts[WRITE_RANGE_OPTIONS + 16];
+	const struct guac_option rest[16] = {
 		GUAC_OPT_STRING('m', "manifest", &a->fill.manifest, "FILE",
 				"record the write (docs/manifest.md); an existing manifest of another "
 				"stream range moves into its history; not TARGET itself"),
@@ -185,10 +196,16 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_HELP(),
 		GUAC_OPT_END(),
 	};
-	int n;
 
+	write_range_options(a, opts);
+	memcpy(opts + WRITE_RANGE_OPTIONS, rest, sizeof(rest));
 	snprintf(impl_help, sizeof(impl_help), "generator: %s", guac_impl_choices());
-	n = guac_parse_options(argc, argv, opts, &write_usage, 0);
+	return guac_parse_options(argc, argv, opts, &write_usage, 0);
+}
+
+/* After the table: --impl, the one TARGET, --json's company. */
+static int write_parse_operands(struct write_args *a, int n, char **argv)
+{
 	if (n < 0)
 		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
 	/* Checked here, not by a callback that exits (or adds a hint it never had). */
@@ -454,7 +471,7 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 					    .progress_interval = GUAC_PROGRESS_LOG_SECONDS,
 					    .impl = guac_impl_best() } };
 	guac_progress_parse("auto", &a->fill.progress);
-	ret = write_parse_options(a, argc, argv);
+	ret = write_parse_operands(a, write_parse_options(a, argc, argv), argv);
 	if (ret)
 		return ret;
 	if (!guac_shard_parse(&a->fill.shard, a->shard_arg, a->shards_arg))

@@ -110,16 +110,16 @@ static bool write_run(const struct write_args *a, char *run, size_t size)
 static void write_range_options(struct write_args *a, struct guac_option *opts)
 {
 	const struct guac_option range[WRITE_RANGE_OPTIONS] = {
-		GUAC_OPT_U64_GIVEN('o', "offset", &a->fill.offset, "BYTES",
+		GUAC_OPT_U64_GIVEN('o', "offset", &a->fill.shape.offset, "BYTES",
 				   "stream position of the first byte written (default 0)",
 				   &a->offset_given),
-		GUAC_OPT_U64_GIVEN('n', "length", &a->fill.length, "BYTES",
+		GUAC_OPT_U64_GIVEN('n', "length", &a->fill.shape.length, "BYTES",
 				   "bytes to write (default: the rest of TARGET from --seek; required "
 				   "for a file that is not that long)", &a->length_given),
-		GUAC_OPT_U64_GIVEN(0, "origin", &a->fill.origin, "BLOCK",
+		GUAC_OPT_U64_GIVEN(0, "origin", &a->fill.shape.origin, "BLOCK",
 				   "block index added to the position, mod 2^64 (default: a fresh one "
 				   "for every fill, printed; see docs/storage.md)", &a->origin_given),
-		GUAC_OPT_U64_GIVEN(0, "seek", &a->fill.seek, "BYTES",
+		GUAC_OPT_U64_GIVEN(0, "seek", &a->fill.shape.seek, "BYTES",
 				   "byte of TARGET where the data starts (default 0)", &a->seek_given),
 		GUAC_OPT_CALLBACK(0, "direct", &a->fill.direct, NULL,
 				  "O_DIRECT: bypass the page cache (default for block devices; "
@@ -127,10 +127,10 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 		GUAC_OPT_CALLBACK(0, "buffered", &a->fill.direct, NULL,
 				  "go through the page cache, even on a block device",
 				  guac_opt_direct),
-		GUAC_OPT_CALLBACK_GIVEN(0, "bs", &a->fill.block_size, "BYTES",
+		GUAC_OPT_CALLBACK_GIVEN(0, "bs", &a->fill.shape.block_size, "BYTES",
 					"bytes per write system call, whole sectors (default 1M)",
 					guac_opt_bs, &a->bs_given),
-		GUAC_OPT_CALLBACK('j', "jobs", &a->fill.jobs, "N",
+		GUAC_OPT_CALLBACK('j', "jobs", &a->fill.shape.jobs, "N",
 				  "threads, each writing its own contiguous part (default 1)",
 				  guac_opt_jobs),
 		GUAC_OPT_FLAG(0, "sync", &a->fill.sync,
@@ -262,6 +262,7 @@ struct write_outcome {
 	const struct guac_manifest *m;
 	const struct guac_shard *shard;
 	const struct guac_fill_outcome *out;
+	const struct guac_fill_shape *sh;	/* as planned */
 	int exit_status;
 };
 
@@ -299,44 +300,45 @@ static const char *write_exit_reason(const struct write_outcome *o)
 static void write_report_text(const struct write_outcome *o)
 {
 	const struct guac_io *io = o->io;
+	const struct guac_fill_outcome *out = o->out;
 	char human[32], rate[32], soff[32];
 	unsigned int i;
 
-	guac_fmt_bytes(human, sizeof(human), (double)o->out->durable);
-	guac_fmt_rate(rate, sizeof(rate), io->seconds > 0 ? o->out->ran / io->seconds : 0);
-	if (o->out->first_err)
+	guac_fmt_bytes(human, sizeof(human), (double)out->durable);
+	guac_fmt_rate(rate, sizeof(rate), io->seconds > 0 ? out->ran / io->seconds : 0);
+	if (out->first_err)
 		printf("FAILED: %s at device byte %" PRIu64 " (sector %" PRIu64 ")\n",
-		       strerror(o->out->first_err), o->out->first_err_pos, o->out->first_err_pos / o->t->sector);
+		       strerror(out->first_err), out->first_err_pos, out->first_err_pos / o->t->sector);
 	if (io->sync_error)
 		printf("FAILED: fsync: %s%s\n", strerror(io->sync_error),
 		       o->a->fill.sync ? " (each write was O_DSYNC, so what completed is durable)" :
 		       ": no byte of this run can be counted durable");
-	if (o->out->thread_err)
+	if (out->thread_err)
 		printf("FAILED: cannot start a thread: %s: its part was not written\n",
-		       strerror(o->out->thread_err));
-	if (o->out->lost)
-		printf("FAILED: %s: %s\n", o->out->lost, o->out->lost_why);
-	if (!o->out->saved)
+		       strerror(out->thread_err));
+	if (out->lost)
+		printf("FAILED: %s: %s\n", out->lost, out->lost_why);
+	if (!out->saved)
 		printf("FAILED: the manifest '%s' could not be saved: no record of this fill\n",
 		       o->a->fill.manifest);
-	printf("%s", !o->out->failed && o->out->done == o->out->total ? "OK: " : !o->out->failed ? "INTERRUPTED: " :
-	       "DURABLE: ");
+	printf("%s", !out->failed && out->done == out->total ? "OK: " :
+	       !out->failed ? "INTERRUPTED: " : "DURABLE: ");
 	/*
 	 * Short of the whole, the range is the fill's, not what is durable: say
 	 * so (issue 36, U10; the job lines below say which bytes are).
 	 */
 	printf("%" PRIu64 " of %" PRIu64 " bytes (%s) durable (fsynced)%s at device bytes %" PRIu64
 	       "-%" PRIu64 " of %s '%s': stream offset %s, origin %" PRIu64,
-	       o->out->durable, o->out->total, human, o->out->durable == o->out->total ? "" : ", of the fill",
-	       io->base, io->base + o->out->total - 1,
+	       out->durable, out->total, human, out->durable == out->total ? "" : ", of the fill",
+	       io->base, io->base + out->total - 1,
 	       o->t->kind == GUAC_TARGET_BLOCK ? "block device" : "file", o->a->fill.target,
-	       guac_spos_str(soff, sizeof(soff), o->out->stream_start), o->f->origin);
+	       guac_spos_str(soff, sizeof(soff), out->stream_start), o->sh->origin);
 	if (o->shard->count > 1)
 		printf(", shard %u/%u", o->shard->index, o->shard->count);
 	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",
-	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", o->f->block_size,
+	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", o->sh->block_size,
 	       o->t->sector, io->seconds, rate);
-	if (o->out->durable < o->out->total && o->out->durable_ok) {
+	if (out->durable < out->total && out->durable_ok) {
 		for (i = 0; i < io->jobs; i++) {
 			const struct guac_io_job *j = &io->job[i];
 			uint64_t d = atomic_load(&j->done);
@@ -367,12 +369,13 @@ static void write_json_text(const char *key, const char *value)
 static void write_json_not_durable(const struct write_outcome *o)
 {
 	const struct guac_io *io = o->io;
+	const struct guac_fill_outcome *out = o->out;
 	unsigned int i, n = 0;
 
 	printf(",\"not_durable\":[");
 	for (i = 0; i < io->jobs; i++) {
 		const struct guac_io_job *j = &io->job[i];
-		uint64_t d = o->out->durable_ok ? atomic_load(&j->done) : 0;
+		uint64_t d = out->durable_ok ? atomic_load(&j->done) : 0;
 
 		if (d == j->end - j->start)
 			continue;
@@ -412,6 +415,7 @@ static void write_report_complete(const struct write_args *a, const struct guac_
 static void write_report_json(const struct write_outcome *o)
 {
 	const struct guac_io *io = o->io;
+	const struct guac_fill_outcome *out = o->out;
 	const struct guac_manifest *m = o->m;
 	char soff[32];
 
@@ -425,8 +429,8 @@ static void write_report_json(const struct write_outcome *o)
 	write_json_text("host", m->host);
 	write_json_text("run", m->run);
 	printf(",\"origin\":%" PRIu64 ",\"offset\":%s,\"device_offset\":%" PRIu64
-	       ",\"length\":%" PRIu64 ",\"shard\":", o->f->origin,
-	       guac_spos_str(soff, sizeof(soff), o->out->stream_start), io->base, o->out->total);
+	       ",\"length\":%" PRIu64 ",\"shard\":", o->sh->origin,
+	       guac_spos_str(soff, sizeof(soff), out->stream_start), io->base, out->total);
 	if (o->shard->count > 1) {
 		printf("{\"index\":%u,\"count\":%u,\"from\":", o->shard->index, o->shard->count);
 		guac_json_string(stdout, o->shard->source);
@@ -437,22 +441,23 @@ static void write_report_json(const struct write_outcome *o)
 	printf(",\"io_mode\":\"%s\",\"jobs\":%u,\"block_size\":%" PRIu64 ",\"sync\":%s"
 	       ",\"resumed_bytes\":%" PRIu64 ",\"bytes_written\":%" PRIu64
 	       ",\"bytes_durable\":%" PRIu64 ",\"fsynced\":%s",
-	       guac_target_mode(o->t), io->jobs, o->f->block_size, o->a->fill.sync ? "true" : "false",
-	       o->out->resumed, o->out->done, o->out->durable, o->out->durable_ok ? "true" : "false");
+	       guac_target_mode(o->t), io->jobs, o->sh->block_size, o->a->fill.sync ? "true" : "false",
+	       out->resumed, out->done, out->durable, out->durable_ok ? "true" : "false");
 	write_json_not_durable(o);
 	printf(",\"status\":\"%s\",\"result\":\"%s\"", m->status,
-	       !o->out->failed && o->out->done == o->out->total ? "ok" : !o->out->failed ? "interrupted" : "failed");
+	       !out->failed && out->done == out->total ? "ok" :
+	       !out->failed ? "interrupted" : "failed");
 	write_json_text("error", m->error);
-	if (o->out->first_err)
-		printf(",\"error_byte\":%" PRIu64 ",\"error_sector\":%" PRIu64, o->out->first_err_pos,
-		       o->out->first_err_pos / o->t->sector);
+	if (out->first_err)
+		printf(",\"error_byte\":%" PRIu64 ",\"error_sector\":%" PRIu64, out->first_err_pos,
+		       out->first_err_pos / o->t->sector);
 	write_json_text("manifest", o->a->fill.manifest);
-	printf(",\"manifest_saved\":%s", o->a->fill.manifest && o->out->saved ? "true" : "false");
+	printf(",\"manifest_saved\":%s", o->a->fill.manifest && out->saved ? "true" : "false");
 	write_json_text("started", m->started);
 	write_json_text("finished", m->finished);
 	printf(",\"seconds\":%.6f,\"bytes_per_second\":%.0f,\"exit_status\":%d,"
 	       "\"exit_reason\":\"%s\"}\n", io->seconds,
-	       io->seconds > 0 ? o->out->ran / io->seconds : 0.0, o->exit_status, write_exit_reason(o));
+	       io->seconds > 0 ? out->ran / io->seconds : 0.0, o->exit_status, write_exit_reason(o));
 }
 
 /* The fill's values the options fixed: the others default, or a resume takes them. */
@@ -467,7 +472,8 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 {
 	int ret;
 
-	*a = (struct write_args){ .fill = { .block_size = GUAC_IO_DEFAULT_BS, .jobs = 1,
+	*a = (struct write_args){ .fill = { .shape = { .block_size = GUAC_IO_DEFAULT_BS,
+							.jobs = 1 },
 					    .progress_interval = GUAC_PROGRESS_LOG_SECONDS,
 					    .impl = guac_impl_best() } };
 	guac_progress_parse("auto", &a->fill.progress);
@@ -494,16 +500,17 @@ static void write_say_range(const struct guac_fill *f, enum guac_fill_reason rea
 {
 	const char *target = f->o->target;
 	const struct guac_target *t = &f->t;
+	const struct guac_fill_shape *sh = &f->shape;
 	unsigned int s = t->sector;
 
 	if (reason == GUAC_FILL_NOTHING_AFTER_SEEK)
 		guac_err("--length is needed: '%s' holds %" PRIu64 " bytes, nothing after "
-			 "--seek %" PRIu64, target, t->size, f->seek);
+			 "--seek %" PRIu64, target, t->size, sh->seek);
 	else if (reason == GUAC_FILL_RANGE_OVERFLOWS)
-		guac_err("--seek %" PRIu64 " + --length %" PRIu64 " overflows", f->seek, f->length);
+		guac_err("--seek %" PRIu64 " + --length %" PRIu64 " overflows", sh->seek, sh->length);
 	else if (reason == GUAC_FILL_PAST_DEVICE_END)
 		guac_err("--seek %" PRIu64 " + --length %" PRIu64 " = %" PRIu64 " is past the end "
-			 "of '%s' (%" PRIu64 " bytes)", f->seek, f->length, f->seek + f->length,
+			 "of '%s' (%" PRIu64 " bytes)", sh->seek, sh->length, sh->seek + sh->length,
 			 target, t->size);
 	/*
 	 * A disk takes whole sectors whatever the mode (--buffered would only
@@ -513,17 +520,17 @@ static void write_say_range(const struct guac_fill *f, enum guac_fill_reason rea
 	else if (reason == GUAC_FILL_NOT_WHOLE_SECTORS && t->kind == GUAC_TARGET_BLOCK)
 		guac_err("'%s' is written in whole %u-byte sectors: give --seek, --length and --bs "
 			 "in multiples of %u (got %" PRIu64 ", %" PRIu64 ", %" PRIu64 "; for "
-			 "example --seek %" PRIu64 " --length %" PRIu64 ")", target, s, s, f->seek,
-			 f->length, f->block_size, f->seek / s * s, f->length / s * s);
+			 "example --seek %" PRIu64 " --length %" PRIu64 ")", target, s, s, sh->seek,
+			 sh->length, sh->block_size, sh->seek / s * s, sh->length / s * s);
 	else if (reason == GUAC_FILL_NOT_WHOLE_SECTORS)
 		guac_err("--direct on '%s' needs --seek, --length and --bs in whole %u-byte sectors "
 			 "(got %" PRIu64 ", %" PRIu64 ", %" PRIu64 "); without --direct a file "
-			 "takes any size", target, s, f->seek, f->length, f->block_size);
+			 "takes any size", target, s, sh->seek, sh->length, sh->block_size);
 	else if (reason == GUAC_FILL_EMPTY)
 		guac_err("--length 0: nothing to write");
 	else if (reason == GUAC_FILL_BLOCK_NOT_SECTORS)
 		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector size of '%s'",
-			 f->block_size, s, target);
+			 sh->block_size, s, target);
 }
 
 /* A refusal for the space the fill would take: memory, the largest file, free space. */
@@ -537,7 +544,7 @@ static void write_say_space(const struct guac_fill *f, enum guac_fill_reason rea
 		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
 			 " bytes (%s) of buffers (two blocks a job), more than this machine's "
 			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", r->jobs,
-			 f->block_size, r->need, write_human(h1, sizeof(h1), r->need), r->avail,
+			 f->shape.block_size, r->need, write_human(h1, sizeof(h1), r->need), r->avail,
 			 write_human(h2, sizeof(h2), r->avail));
 	else if (reason == GUAC_FILL_PAST_LARGEST_OFFSET)
 		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s', past "
@@ -569,7 +576,8 @@ static void write_say_manifest(const struct guac_fill *f, enum guac_fill_reason 
 	if (reason == GUAC_FILL_TOO_MANY_RANGES)
 		guac_err("%u shards of %" PRIu64 " jobs each would make %" PRIu64 " ranges, and "
 			 "guac manifest merge holds at most %d: use at most %u jobs per shard",
-			 o->shard.count, o->jobs, o->shard.count * o->jobs, GUAC_MANIFEST_MAX_RANGES,
+			 o->shard.count, o->shape.jobs, o->shard.count * o->shape.jobs,
+			 GUAC_MANIFEST_MAX_RANGES,
 			 GUAC_MANIFEST_MAX_RANGES / o->shard.count);
 	else if (reason == GUAC_FILL_MANIFEST_INVALID)
 		guac_err("refusing to write: '%s' exists and is not a valid manifest "
@@ -660,6 +668,7 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 	const struct guac_fill_options *o = &a->fill;
 	enum guac_fill_reason reason = guac_fill_plan(f, o);
 	const struct guac_target *t = &f->t;
+	const struct guac_fill_shape *sh = &f->shape;
 	bool clear;
 
 	if (reason) {
@@ -669,7 +678,7 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 	if (a->dry_run)
 		write_target_plan(&(struct write_plan){ o->target, o->manifest,
 			t->kind == GUAC_TARGET_BLOCK, t->size, t->sector, t->serial, t->wwid,
-			f->origin, f->offset, f->seek, f->length, f->shard_start, f->shard_end,
+			sh->origin, sh->offset, sh->seek, sh->length, f->shard_start, f->shard_end,
 			o->shard.index, o->shard.count,
 			!(f->fixed & GUAC_FILL_ORIGIN) && !f->resume_of }, &f->probe, f->resume_of);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
@@ -693,13 +702,14 @@ static void write_note(const struct guac_fill *f, enum guac_fill_note note, void
 /* The fill planned: written, then reported. */
 static int write_fill(struct write_args *a, struct guac_fill *f)
 {
-	struct write_outcome out = { a, f, &f->t, &f->io, &f->m, &a->fill.shard, &f->out, 0 };
+	struct write_outcome out = { a, f, &f->t, &f->io, &f->m, &a->fill.shard, &f->out,
+				     &f->shape, 0 };
 	enum guac_fill_reason reason;
 
 	if (!(f->fixed & GUAC_FILL_ORIGIN) && !a->fill.manifest)
 		guac_err("note: origin %" PRIu64 " was drawn for this fill (a fresh one "
 			 "each time); without a manifest, check it with guac verify --origin %"
-			 PRIu64, f->origin, f->origin);
+			 PRIu64, f->shape.origin, f->shape.origin);
 	a->fill.note = write_note;
 	a->fill.note_arg = a;
 	reason = guac_fill_run(f);

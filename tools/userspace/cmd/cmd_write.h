@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include "fill.h"
+#include "parse_options.h"
 
 struct write_args {
 	struct guac_fill_options fill;

@@ -101,21 +101,21 @@ static enum guac_fill_reason fill_plan_resume(struct guac_fill *f)
 	const struct guac_fill_options *o = f->o;
 	const struct guac_manifest *old = &f->old;
 
-	if (!o->resume || fill_manifest_is_target(o->manifest, o->target) ||
+	if (!o->resume || !o->manifest || fill_manifest_is_target(o->manifest, o->target) ||
 	    access(o->manifest, F_OK))
 		return GUAC_FILL_OK;
 	if (!fill_load_old(f))
 		return fill_refuse(f, GUAC_FILL_MANIFEST_INVALID);
 	if (!(f->fixed & GUAC_FILL_ORIGIN))
-		f->origin = old->origin;
+		f->shape.origin = old->origin;
 	if (!(f->fixed & GUAC_FILL_OFFSET))
-		f->offset = old->stream_offset;
+		f->shape.offset = old->stream_offset;
 	if (!(f->fixed & GUAC_FILL_SEEK))
-		f->seek = old->device_offset;
+		f->shape.seek = old->device_offset;
 	if (!(f->fixed & GUAC_FILL_LENGTH))
-		f->length = old->length;
+		f->shape.length = old->length;
 	if (!(f->fixed & GUAC_FILL_BLOCK_SIZE))
-		f->block_size = old->block_size;
+		f->shape.block_size = old->block_size;
 	if (f->direct == GUAC_DIRECT_DEFAULT)
 		f->direct = old->direct ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
 	f->fixed |= GUAC_FILL_ORIGIN | GUAC_FILL_LENGTH;
@@ -154,29 +154,30 @@ static enum guac_fill_reason fill_plan_probe(struct guac_fill *f)
 static enum guac_fill_reason fill_plan_range(struct guac_fill *f)
 {
 	const struct guac_target *t = &f->t;
+	struct guac_fill_shape *sh = &f->shape;
 	bool direct = f->direct == GUAC_DIRECT_ON ||
 		      (f->direct == GUAC_DIRECT_DEFAULT && t->kind == GUAC_TARGET_BLOCK);
 
 	if (!(f->fixed & GUAC_FILL_LENGTH)) {
-		if (t->size <= f->seek)
+		if (t->size <= sh->seek)
 			return fill_refuse(f, GUAC_FILL_NOTHING_AFTER_SEEK);
-		f->length = t->size - f->seek;
+		sh->length = t->size - sh->seek;
 	}
-	if (f->seek + f->length < f->seek)
+	if (sh->seek + sh->length < sh->seek)
 		return fill_refuse(f, GUAC_FILL_RANGE_OVERFLOWS);
-	if (t->kind == GUAC_TARGET_BLOCK && f->seek + f->length > t->size)
+	if (t->kind == GUAC_TARGET_BLOCK && sh->seek + sh->length > t->size)
 		return fill_refuse(f, GUAC_FILL_PAST_DEVICE_END);
 	/* A disk takes whole sectors whatever the mode; O_DIRECT on a file needs them too. */
-	if (direct && (f->seek % t->sector || f->length % t->sector || f->block_size % t->sector))
+	if (direct && (sh->seek % t->sector || sh->length % t->sector || sh->block_size % t->sector))
 		return fill_refuse(f, GUAC_FILL_NOT_WHOLE_SECTORS);
-	if (!f->length)
+	if (!sh->length)
 		return fill_refuse(f, GUAC_FILL_EMPTY);
 	/* Every shard has a sector at least: no shard count beyond the sectors. */
-	if (!guac_shard_fits(&f->o->shard, f->length, t->sector, "refusing to write"))
+	if (!guac_shard_fits(&f->o->shard, sh->length, t->sector, "refusing to write"))
 		return fill_refuse(f, GUAC_FILL_REFUSED_SAID);
-	guac_shard_range(&f->o->shard, f->length, t->sector, &f->shard_start, &f->shard_end);
+	guac_shard_range(&f->o->shard, sh->length, t->sector, &f->shard_start, &f->shard_end);
 	/* The manifest records whole sectors; O_DIRECT and verify's reads need them too. */
-	if (f->block_size % t->sector)
+	if (sh->block_size % t->sector)
 		return fill_refuse(f, GUAC_FILL_BLOCK_NOT_SECTORS);
 	return GUAC_FILL_OK;
 }
@@ -189,7 +190,7 @@ static enum guac_fill_reason fill_plan_range(struct guac_fill *f)
 static enum guac_fill_reason fill_plan_memory(struct guac_fill *f)
 {
 	uint64_t length = f->shard_end - f->shard_start, sector = f->t.sector;
-	uint64_t jobs = f->jobs, part, sectors = length / sector + (length % sector != 0);
+	uint64_t jobs = f->shape.jobs, part, sectors = length / sector + (length % sector != 0);
 
 	if (jobs > sectors)
 		jobs = sectors;	/* guac_io_split() drops parts with nothing to do */
@@ -198,7 +199,7 @@ static enum guac_fill_reason fill_plan_memory(struct guac_fill *f)
 	/* A job touches no more of its buffers than its part: memory is taken as it is used. */
 	part = length / jobs + (length % jobs != 0);
 	f->refusal.jobs = jobs;
-	if (!guac_buffers_fit(jobs, part < f->block_size ? part : f->block_size,
+	if (!guac_buffers_fit(jobs, part < f->shape.block_size ? part : f->shape.block_size,
 			      &f->refusal.need, &f->refusal.avail))
 		return fill_refuse(f, GUAC_FILL_BUFFERS_EXCEED_MEMORY);
 	return GUAC_FILL_OK;
@@ -265,8 +266,8 @@ static enum guac_fill_reason fill_plan_file_fits(struct guac_fill *f)
 	const char *dir;
 	struct statvfs vfs;
 
-	r->start = f->seek + f->shard_start;
-	r->end = f->seek + f->shard_end;
+	r->start = f->shape.seek + f->shard_start;
+	r->end = f->shape.seek + f->shard_end;
 	if (f->t.kind != GUAC_TARGET_FILE)
 		return GUAC_FILL_OK;
 	snprintf(copy, sizeof(copy), "%s", target);
@@ -318,14 +319,14 @@ static enum guac_fill_reason fill_plan_manifest(struct guac_fill *f)
 static enum guac_fill_reason fill_plan_origin(struct guac_fill *f)
 {
 	const struct guac_fill_options *o = f->o;
-	uint64_t end = f->t.kind == GUAC_TARGET_BLOCK || f->t.size > f->seek + f->length ?
-		       f->t.size : f->seek + f->length;
+	uint64_t end = f->t.kind == GUAC_TARGET_BLOCK || f->t.size > f->shape.seek + f->shape.length ?
+		       f->t.size : f->shape.seek + f->shape.length;
 	struct guac_fill_choice choice = {
 		f->have_old ? &f->old : NULL, f->fixed & GUAC_FILL_ORIGIN, o->force, o->resume,
-		o->shard.index, o->shard.count, f->offset, f->seek, end / 64 + 1,
+		o->shard.index, o->shard.count, f->shape.offset, f->shape.seek, end / 64 + 1,
 	};
 
-	if (!guac_fill_choose_origin(&choice, &f->origin))
+	if (!guac_fill_choose_origin(&choice, &f->shape.origin))
 		return fill_refuse(f, GUAC_FILL_REFUSED_SAID);
 	/* Resuming its own recorded fill, guac counts only what is in the bytes it wrote. */
 	if (o->resume && f->have_old && !strcmp(f->old.target_path, f->target_abs))
@@ -338,16 +339,11 @@ enum guac_fill_reason guac_fill_plan(struct guac_fill *f, const struct guac_fill
 	enum guac_fill_reason r;
 
 	f->o = o;
-	f->origin = o->origin;
-	f->offset = o->offset;
-	f->seek = o->seek;
-	f->length = o->length;
-	f->block_size = o->block_size;
-	f->jobs = o->jobs;
+	f->shape = o->shape;
 	f->fixed = o->fixed;
 	f->direct = o->direct;
 	/* Each job writes a range of its own: the merged manifest holds them all. */
-	if (o->shard.count > 1 && o->shard.count * o->jobs > GUAC_MANIFEST_MAX_RANGES)
+	if (o->shard.count > 1 && o->shard.count * o->shape.jobs > GUAC_MANIFEST_MAX_RANGES)
 		return fill_refuse(f, GUAC_FILL_TOO_MANY_RANGES);
 	r = fill_plan_resume(f);
 	if (!r)
@@ -373,11 +369,11 @@ struct guac_fill_mismatch guac_fill_resume_mismatch(const struct guac_fill *f,
 	const struct guac_target *t = &f->t;
 	const struct guac_shard *shard = &f->o->shard;
 	const uint64_t numbers[][2] = {
-		[GUAC_FILL_DIFF_ORIGIN] = { old->origin, f->origin },
-		[GUAC_FILL_DIFF_STREAM_OFFSET] = { old->stream_offset, f->offset },
-		[GUAC_FILL_DIFF_DEVICE_OFFSET] = { old->device_offset, f->seek },
-		[GUAC_FILL_DIFF_LENGTH] = { old->length, f->length },
-		[GUAC_FILL_DIFF_BLOCK_SIZE] = { old->block_size, f->block_size },
+		[GUAC_FILL_DIFF_ORIGIN] = { old->origin, f->shape.origin },
+		[GUAC_FILL_DIFF_STREAM_OFFSET] = { old->stream_offset, f->shape.offset },
+		[GUAC_FILL_DIFF_DEVICE_OFFSET] = { old->device_offset, f->shape.seek },
+		[GUAC_FILL_DIFF_LENGTH] = { old->length, f->shape.length },
+		[GUAC_FILL_DIFF_BLOCK_SIZE] = { old->block_size, f->shape.block_size },
 	};
 	enum guac_fill_resume_field i;
 
@@ -410,7 +406,7 @@ struct guac_fill_mismatch guac_fill_resume_mismatch(const struct guac_fill *f,
 static bool fill_lock(struct guac_fill *f)
 {
 	const struct guac_target *t = &f->t;
-	uint64_t start = f->seek + f->shard_start, len = f->shard_end - f->shard_start;
+	uint64_t start = f->shape.seek + f->shard_start, len = f->shard_end - f->shard_start;
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
 			    .l_len = (off_t)len };
 
@@ -456,7 +452,7 @@ static enum guac_fill_reason fill_claim(struct guac_fill *f)
 		return fill_refuse(f, GUAC_FILL_RESUME_DIFFERS);
 	if (!strcmp(f->old.status, "complete"))
 		return fill_refuse(f, GUAC_FILL_NOTHING_TO_RESUME);
-	f->jobs = f->old.nranges;	/* the recorded parts, each from its own durable end */
+	f->shape.jobs = f->old.nranges;	/* the recorded parts, each from its own durable end */
 	return GUAC_FILL_OK;
 }
 
@@ -493,11 +489,11 @@ static void fill_record_start(struct guac_fill *f)
 	snprintf(m->host, sizeof(m->host), "%s", f->o->host ? f->o->host : "");
 	snprintf(m->run, sizeof(m->run), "%s", f->o->run ? f->o->run : "");
 	m->stream_version = GUAC_STREAM_VERSION;
-	m->origin = f->origin;
-	m->stream_offset = f->offset;
-	m->device_offset = f->seek;
-	m->length = f->length;
-	m->block_size = f->block_size;
+	m->origin = f->shape.origin;
+	m->stream_offset = f->shape.offset;
+	m->device_offset = f->shape.seek;
+	m->length = f->shape.length;
+	m->block_size = f->shape.block_size;
 	m->sector_size = t->sector;
 	m->direct = t->direct;
 	m->sync = f->o->sync;
@@ -505,7 +501,7 @@ static void fill_record_start(struct guac_fill *f)
 	snprintf(m->target_type, sizeof(m->target_type), "%s",
 		 t->kind == GUAC_TARGET_BLOCK ? "block" : "file");
 	m->target_size = t->kind == GUAC_TARGET_BLOCK ? t->size :
-			 (t->size > f->seek + f->length ? t->size : f->seek + f->length);
+			 (t->size > f->shape.seek + f->shape.length ? t->size : f->shape.seek + f->shape.length);
 	snprintf(m->serial, sizeof(m->serial), "%s", t->serial);
 	snprintf(m->wwid, sizeof(m->wwid), "%s", t->wwid);
 	m->shard_index = f->o->shard.index;
@@ -557,10 +553,10 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 
 	io->target = &f->t;
 	io->write = true;
-	io->base = f->seek + f->shard_start;
+	io->base = f->shape.seek + f->shard_start;
 	io->length = f->shard_end - f->shard_start;
-	io->bs = (size_t)f->block_size;
-	io->jobs = (unsigned int)f->jobs;
+	io->bs = (size_t)f->shape.block_size;
+	io->jobs = (unsigned int)f->shape.jobs;
 	io->hooks.produce = fill_produce;
 	io->checkpoint_seconds = o->checkpoint_seconds;
 	f->progress = (struct guac_progress){ .mode = o->progress,
@@ -570,7 +566,7 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	io->stop = &f->stop;
 	guac_io_split(io, f->t.sector);
 	f->stream = (struct guac_fill_stream){
-		f->origin, guac_spos_add(guac_spos_of(f->offset), f->shard_start), o->impl };
+		f->shape.origin, guac_spos_add(guac_spos_of(f->shape.offset), f->shard_start), o->impl };
 	f->out.stream_start = f->stream.start;
 	for (i = 0; i < io->jobs; i++)
 		io->job[i].priv = &f->stream;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>		/* manifest.h uses FILE without including it */
 #include "io_engine.h"
 #include "libguac.h"
 #include "manifest.h"
@@ -37,11 +38,19 @@ enum guac_fill_note {
 
 struct guac_fill;
 
+/* What is written where, in what pieces. */
+struct guac_fill_shape {
+	uint64_t origin;		/* the stream's block origin */
+	uint64_t offset, seek;		/* the first byte's stream and device offsets */
+	uint64_t length;		/* bytes */
+	uint64_t block_size;		/* bytes a system call */
+	uint64_t jobs;			/* threads, each with a contiguous part */
+};
+
 struct guac_fill_options {
 	const char *target;		/* a file (created if missing) or a block device */
 	const char *manifest;		/* the record of the fill, or NULL */
-	/* Stream block origin, stream and device offsets of the first byte, bytes, bytes a call. */
-	uint64_t origin, offset, seek, length, block_size, jobs;
+	struct guac_fill_shape shape;
 	/*
 	 * enum guac_fill_field: the values above the caller fixed. The others
 	 * default (a drawn origin, the rest of the target, 0, 0, 1 MiB), or
@@ -167,7 +176,7 @@ struct guac_fill_checkpoint {
 struct guac_fill {
 	const struct guac_fill_options *o;
 	/* The plan: the options resolved against the target and the recorded fill. */
-	uint64_t origin, offset, seek, length, block_size, jobs;
+	struct guac_fill_shape shape;
 	unsigned int fixed;		/* enum guac_fill_field, after a resume took the rest */
 	enum guac_direct direct;
 	struct guac_target t;

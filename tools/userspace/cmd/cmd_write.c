@@ -19,7 +19,6 @@
 #include "cmd_write.h"
 #include "cmds.h"
 #include "fill.h"
-#include "identity.h"
 #include "io_options.h"
 #include "util.h"
 #include "write_target.h"

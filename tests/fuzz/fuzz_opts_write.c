@@ -17,7 +17,7 @@
 /* One parse and plan of the arguments in @data into @f: the exit status they come to. */
 static int fuzz_write_once(const uint8_t *data, size_t size, struct guac_fill *f)
 {
-	static char buf[4096];
+	char buf[4096];
 	char *argv[FUZZ_MAX_ARGS + 2];
 	int argc = fuzz_split_args(data, size, "guac write", argv, FUZZ_MAX_ARGS, buf,
 				   sizeof(buf));

@@ -336,7 +336,18 @@ static enum guac_fill_reason fill_plan_origin(struct guac_fill *f)
 
 enum guac_fill_reason guac_fill_plan(struct guac_fill *f, const struct guac_fill_options *o)
 {
-	enum guac_fill_reason r;
+	/*
+	 * In order: the recorded values a resume takes, the target, the range
+	 * on it, then what cannot be meant (buffers past the memory, a file
+	 * past its file system), the manifest, and last the origin, which
+	 * depends on the recorded fill.
+	 */
+	static enum guac_fill_reason (*const checks[])(struct guac_fill *f) = {
+		fill_plan_resume, fill_plan_probe, fill_plan_range, fill_plan_memory,
+		fill_plan_file_fits, fill_plan_manifest, fill_plan_origin,
+	};
+	enum guac_fill_reason r = GUAC_FILL_OK;
+	size_t i;
 
 	f->o = o;
 	f->shape = o->shape;
@@ -345,21 +356,8 @@ enum guac_fill_reason guac_fill_plan(struct guac_fill *f, const struct guac_fill
 	/* Each job writes a range of its own: the merged manifest holds them all. */
 	if (o->shard.count > 1 && o->shard.count * o->shape.jobs > GUAC_MANIFEST_MAX_RANGES)
 		return fill_refuse(f, GUAC_FILL_TOO_MANY_RANGES);
-	r = fill_plan_resume(f);
-	if (!r)
-		r = fill_plan_probe(f);
-	/* Everything that can be wrong is found here, before the open for writing. */
-	if (!r)
-		r = fill_plan_range(f);
-	/* A length, job count or block size that cannot be meant: refused before any byte. */
-	if (!r)
-		r = fill_plan_memory(f);
-	if (!r)
-		r = fill_plan_file_fits(f);
-	if (!r)
-		r = fill_plan_manifest(f);
-	if (!r)
-		r = fill_plan_origin(f);
+	for (i = 0; !r && i < sizeof(checks) / sizeof(checks[0]); i++)
+		r = checks[i](f);
 	return r;
 }
 

@@ -48,7 +48,8 @@ files=("$u/storage/json.c" "$u/storage/manifest.c" "$u/storage/manifest_merge.c"
 	"$u/storage/shard.c" "$u/storage/fleet.c"
 	"$u/lib/util.c" "$u/cmd/cmd_gen.c" "$u/cmd/cmd_write.c" "$u/cmd/cmd_verify.c"
 	"$u/cmd/cmd_manifest.c" "$u/cmd/cmd_bench.c" "$u/cmd/cmd_report.c" "$u/cmd/cmd_doctor.c"
-	"$u/storage/verify_check.c" "$u/doctor/doctor_module.c" "$u/doctor/doctor_keys.c")
+	"$u/storage/verify_check.c" "$u/storage/fill.c" "$u/doctor/doctor_module.c"
+	"$u/doctor/doctor_keys.c")
 
 shm=/tmp
 [ -d /dev/shm ] && [ -w /dev/shm ] && shm=/dev/shm

@@ -2,14 +2,18 @@
 /*
  * The option targets (fuzz_opts_*.c): the input, split at NUL bytes, is the
  * argument list of one command, run through the command's own entry point
- * (guac_cmd_*, its real getopt loop, number parsing and checks) with I/O cut
- * off where the command would open its target (fuzz_common.h: fuzz_no_io).
+ * (guac_cmd_*, its real option table, number parsing and checks) with I/O
+ * cut off where the command would open its target (fuzz_common.h:
+ * fuzz_no_io); guac write instead runs only its parse and plan
+ * (write_parse_args, write_plan_fill), which return where the command would
+ * open its target, so no exit() or open needs catching there.
  * Oracles: the exit status is one the manual documents for a run that
- * stopped before any I/O (0 for --help and --version, else 2), and a
- * command run twice on the same arguments answers the same (no state
- * carried from one call to the next). The private directory holds t.img (64
- * KiB of the stream) and m.json (its manifest, written by guac write at
- * start-up), so that seeds can name real files.
+ * stopped before any I/O (0 for --help and --version, and for a write whose
+ * plan passed, else 2), and a command run twice on the same arguments
+ * answers the same (no state carried from one call to the next). The
+ * private directory holds t.img (64 KiB of the stream) and m.json (its
+ * manifest, written by guac write at start-up), so that seeds can name real
+ * files.
  */
 #ifndef GUAC_FUZZ_OPTS_H
 #define GUAC_FUZZ_OPTS_H
@@ -24,7 +28,7 @@
 
 #define FUZZ_MAX_ARGS 32
 
-static void fuzz_opts_fixtures(void)
+static inline void fuzz_opts_fixtures(void)
 {
 	static char *argv[] = { "guac write", "--length", "64K", "-m", "m.json", "t.img", NULL };
 	struct stat st;
@@ -44,7 +48,7 @@ static void fuzz_opts_fixtures(void)
  */
 static bool fuzz_opts_direct;
 
-static int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
+static inline int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
 			  size_t size)
 {
 	static char buf[4096];
@@ -54,22 +58,30 @@ static int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uin
 	return fuzz_opts_direct ? cmd(argc, argv) : fuzz_run_cmd(cmd, argc, argv);
 }
 
-static int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
-		     size_t size, const int *allowed)
+/* The oracles on the statuses @a and @b of two runs on the same arguments. */
+static inline int fuzz_opts_judge(const char *argv0, int a, int b, const int *allowed)
 {
-	int a, b, i;
+	int i;
 
-	fuzz_opts_fixtures();
-	fuzz_no_io = true;
-	a = fuzz_opts_once(cmd, argv0, data, size);
-	b = fuzz_opts_once(cmd, argv0, data, size);
-	fuzz_no_io = false;
 	if (a != b)
 		fuzz_fail("%s: status %d, then %d for the same arguments", argv0, a, b);
 	for (i = 0; allowed[i] >= 0; i++)
 		if (a == allowed[i])
 			return 0;
 	fuzz_fail("%s: exit status %d", argv0, a);
+}
+
+static inline int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
+		     size_t size, const int *allowed)
+{
+	int a, b;
+
+	fuzz_opts_fixtures();
+	fuzz_no_io = true;
+	a = fuzz_opts_once(cmd, argv0, data, size);
+	b = fuzz_opts_once(cmd, argv0, data, size);
+	fuzz_no_io = false;
+	return fuzz_opts_judge(argv0, a, b, allowed);
 }
 
 #define FUZZ_OPTS_TARGET(cmd, argv0, ...)						\

@@ -99,18 +99,27 @@ bool guac_parse_u64(const char *what, const char *s, uint64_t *out)
 	return true;
 }
 
-int guac_parse_impl(const char *s)
+int guac_impl_check(const char *s)
 {
 	int impl = guac_impl_parse(s);
 
 	if (impl < 0) {
 		guac_err("unknown implementation '%s' (this build has %s)", s, guac_impl_choices());
-		exit(GUAC_EXIT_ERROR);
+		return -1;
 	}
 	if (!guac_impl_usable(impl, guac_cpu_features())) {
 		guac_err("implementation '%s' is not supported by this CPU", s);
-		exit(GUAC_EXIT_ERROR);
+		return -1;
 	}
+	return impl;
+}
+
+int guac_parse_impl(const char *s)
+{
+	int impl = guac_impl_check(s);
+
+	if (impl < 0)
+		exit(GUAC_EXIT_ERROR);
 	return impl;
 }
 

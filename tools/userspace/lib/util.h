@@ -39,6 +39,9 @@ void guac_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 bool guac_parse_u64(const char *what, const char *s, uint64_t *out);
 
+/* An implementation name for --impl: its index, or -1 after a message if unusable. */
+int guac_impl_check(const char *s);
+
 /* Parse an implementation name for --impl; exits with a message if unusable. */
 int guac_parse_impl(const char *s);
 

@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -633,6 +634,17 @@ class Case:
         return Desc(source, do + lo, hi - lo, m["origin"], so, lo, avail, label)
 
     @staticmethod
+    def recorded_file(m, path):
+        """Whether PATH is the file manifest M's identity records (its inode), if it names one."""
+        ident = re.search(r"\bino=(\d+)", m.get("target", {}).get("identity") or "")
+        if not ident:
+            return True
+        try:
+            return os.stat(path).st_ino == int(ident.group(1))
+        except OSError:
+            return False
+
+    @staticmethod
     def wrapped_ranges(m):
         return any(r["stream_offset"] != (m["stream_offset"] + r["device_offset"]
                                           - m["device_offset"]) for r in m["ranges"])
@@ -692,8 +704,12 @@ class Case:
         args += opts + src_arg
         desc = self.manifest_desc(m, target, shard if m["shard"]["count"] == 1 else None,
                                   skip, length, avail)
+        # A check records its progress (what --resume continues) only on the file
+        # the manifest recorded: one replaced since (another inode) is checked
+        # unrecorded, and a --resume of it is rightly refused.
         on_target = kind in ("whole", "resume") and (
-            source is None or os.path.realpath(source) == st.target)
+            source is None or os.path.realpath(source) == st.target) and \
+            self.recorded_file(m, st.target)
         chain = st.chain
         ctx = {"mstate": st, "resume": kind == "resume", "chain": chain,
                "mstatus": m.get("status"),

@@ -468,6 +468,7 @@ class Case:
             self.detach(e.path)
             d.image, e.image = e.image, d.image
             for x in (d, e):
+                x.size = os.path.getsize(x.image)   # the device is as big as its image
                 if not self.attach(x.image, x.path):
                     x.gone = True               # another process took the node
             return
@@ -483,6 +484,7 @@ class Case:
             d.gone = True
             return
         d.image = img
+        d.size = os.path.getsize(img)
 
     def edit(self, m):
         """Edit manifest M and recompute its checksum; never a claim of more than it had."""

@@ -10,7 +10,8 @@
 # disk that finds damage is recorded, so the report stops saying OK (F6);
 # a block device written after its check is CHANGED, never OK, and one
 # target under two names or host labels is one target, and a later fill of
-# another run voids this run's (item 7).
+# another run voids this run's (item 7); a fill kept only in another
+# manifest's history voids what it wrote over.
 # TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -260,5 +261,28 @@ cp "$tmp/i7-copy.json" "$far_w1" && manifest_sub "$far_w1" '"run": "w2"' '"run":
 "$GUAC" report --run w1 "$far_w1" "$tmp/i7-copy.json" >"$tmp/out" 2>&1
 check "... but run w2's manifest of the same fill (the same bytes) leaves w1's OK, exit 0" \
 	"[ \$? -eq 0 ] && grep -qx '1 disk: 1 OK' '$tmp/out'"
+
+# Found by the fleet differential test: a fill kept only in another manifest's
+# history (that manifest was written again since) voids what it wrote over.
+# A fills 64K-128K and is checked; B fills the whole file under h.json; C fills
+# 192K-256K with h.json again, B moving into its history. A's record (seen from
+# afar, where the file cannot be re-read) was reported OK.
+"$GUAC" write -n 64K --seek 64K -m "$d/hist-a.json" "$tmp/hist.img" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/hist-a.json" >/dev/null 2>&1
+"$GUAC" write -n 256K -m "$d/hist-h.json" "$tmp/hist.img" >/dev/null 2>&1
+"$GUAC" write -n 64K --seek 192K -m "$d/hist-h.json" "$tmp/hist.img" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/hist-h.json" >/dev/null 2>&1
+far "$d/hist-a.json" && far "$d/hist-h.json"
+"$GUAC" report "$d/hist-a.json" "$d/hist-h.json" >"$tmp/out" 2>&1
+check "a fill in another manifest's history wrote over a checked fill (seen from afar): SUPERSEDED, exit 1" \
+	"[ \$? -eq 1 ] && grep -q '^[^ ]* $tmp/hist.img: SUPERSEDED: .*hist-h.json. records in its history a fill (origin [0-9]*, finished [0-9TZ:-]*) that overlaps this one from device byte 65536 on' '$tmp/out'"
+# No false alarm: a history fill that ended before this one began.
+sleep 1	# the manifests' times are in seconds
+"$GUAC" write -n 64K --seek 64K --force -m "$d/hist-a2.json" "$tmp/hist.img" >/dev/null 2>&1 &&
+	"$GUAC" verify -m "$d/hist-a2.json" >/dev/null 2>&1
+far "$d/hist-a2.json"
+"$GUAC" report "$d/hist-a2.json" "$d/hist-h.json" >"$tmp/out" 2>&1
+check "... a fill after the one in the history: both OK, exit 0" \
+	"[ \$? -eq 0 ] && grep -qx '2 disks: 2 OK' '$tmp/out'"
 
 tap_end

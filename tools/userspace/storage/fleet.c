@@ -78,6 +78,7 @@ static void fleet_row_free(struct guac_fleet_disk *d)
 	free(d->medium);
 	free(d->bad);
 	free(d->part);
+	free(d->history);
 }
 
 /*
@@ -166,6 +167,15 @@ static bool fleet_row_of(struct guac_fleet_disk *d, const struct guac_manifest *
 	if (!d->part) {
 		guac_err("out of memory");
 		return false;
+	}
+	if (m->nhistory) {
+		d->history = malloc(m->nhistory * sizeof(*d->history));
+		if (!d->history) {
+			guac_err("out of memory");
+			return false;
+		}
+		memcpy(d->history, m->history, m->nhistory * sizeof(*d->history));
+		d->nhistory = m->nhistory;
 	}
 	d->nparts = m->nranges;
 	for (i = 0; i < m->nranges; i++) {
@@ -958,7 +968,48 @@ static bool fleet_may_supersede(const struct guac_fleet *f, const struct guac_fl
 	return fleet_same_disk_state(b) && !fleet_same_identity(f, a, b);
 }
 
-/* Marks each row a later overlapping fill voids (fleet_may_supersede). */
+/*
+ * A fill another manifest of the target keeps only in its history (that
+ * manifest was written again since) is a fill of the target all the same:
+ * where it overlaps row @a's fill and did not finish before @a started (or
+ * its finish is unknown), it may have written over @a's bytes, and @a's
+ * record no longer speaks for them. A history entry of @a's own fill (the
+ * same stream at the same place) is no other fill.
+ */
+static bool fleet_history_supersedes(struct guac_fleet_disk *a, const struct guac_fleet_disk *b)
+{
+	const struct guac_manifest_history *h;
+	struct guac_fleet_part whole;
+	struct guac_fleet_disk hist = { 0 };
+	unsigned int i;
+	uint64_t at;
+
+	for (i = 0; i < b->nhistory; i++) {
+		h = &b->history[i];
+		hist.origin = h->origin;
+		hist.stream_offset = h->stream_offset;
+		hist.device_offset = h->device_offset;
+		whole = (struct guac_fleet_part){ .device_offset = h->device_offset,
+						  .length = h->length };
+		hist.part = &whole;
+		hist.nparts = 1;
+		if ((fleet_same_stream(a, &hist) && a->device_offset == h->device_offset) ||
+		    (h->finished[0] && strcmp(h->finished, a->started) < 0) ||
+		    !fleet_overlap(a, &hist, &at))
+			continue;
+		snprintf(a->reason, sizeof(a->reason), "'%.360s' records in its history a fill "
+			 "(origin %" PRIu64 ", finished %.31s) that overlaps this one from device "
+			 "byte %" PRIu64 " on and did not end before this one started (%.31s): this "
+			 "record no longer speaks for the target (its own state %.15s)", b->source,
+			 h->origin, h->finished[0] ? h->finished : "unknown", at, a->started,
+			 a->state);
+		a->state = "SUPERSEDED";
+		return true;
+	}
+	return false;
+}
+
+/* Marks each row a later overlapping fill voids (fleet_may_supersede), or a fill in a history. */
 static void fleet_supersede(struct guac_fleet *f, bool other_runs)
 {
 	unsigned int i, j, g;
@@ -968,10 +1019,14 @@ static void fleet_supersede(struct guac_fleet *f, bool other_runs)
 		struct guac_fleet_disk *a = &f->disk[i];
 
 		fleet_for_target(f, i, g, j) {
-			const struct guac_fleet_disk *b = &f->disk[j];
+			struct guac_fleet_disk *b = &f->disk[j];
 
 			if (fleet_may_supersede(f, a, b, other_runs) && fleet_overlap(a, b, &at) &&
 			    fleet_mark_superseded(a, b, at))
+				break;
+			if (!other_runs && j != i && fleet_same_disk_state(a) &&
+			    fleet_same_disk_state(b) && fleet_same_target(f, a, b) &&
+			    fleet_history_supersedes(a, b))
 				break;
 		}
 	}

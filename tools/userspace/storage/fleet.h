@@ -53,6 +53,9 @@ struct guac_fleet_disk {
 	char started[32];		/* the fill's start, UTC: which of two came last */
 	bool other_run;			/* a manifest of another run than --run: MISSING */
 	bool seen_here;			/* OK: this host re-read the target, unchanged since */
+	/* The earlier fills its manifest's history records: they may void other rows. */
+	unsigned int nhistory;
+	struct guac_manifest_history *history;	/* allocated; NULL when none */
 };
 
 struct guac_fleet {

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,9 +21,6 @@
 char fuzz_dir[4096];
 bool fuzz_no_io;
 
-static bool fuzz_in_cmd;		/* inside fuzz_run_cmd: exit() returns there */
-static jmp_buf fuzz_exit_jmp;
-static int fuzz_exit_status;
 static bool fuzz_own_dir;
 
 void fuzz_fail(const char *fmt, ...)
@@ -89,18 +85,6 @@ void fuzz_init(void)
 	}
 }
 
-/* exit() from the tool's code returns to fuzz_run_cmd; libFuzzer's own passes. */
-void __real_exit(int status) __attribute__((noreturn));
-void __wrap_exit(int status) __attribute__((noreturn));
-void __wrap_exit(int status)
-{
-	if (fuzz_in_cmd) {
-		fuzz_exit_status = status;
-		longjmp(fuzz_exit_jmp, 1);
-	}
-	__real_exit(status);
-}
-
 /*
  * The signals the commands take over (Ctrl-C and SIGTERM stop a fill cleanly,
  * a closed pipe is an error): given back to libFuzzer after each call, so that
@@ -111,21 +95,14 @@ static const int fuzz_signals[] = { SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, 
 int fuzz_run_cmd(int (*cmd)(int, char **), int argc, char **argv)
 {
 	struct sigaction saved[sizeof(fuzz_signals) / sizeof(fuzz_signals[0])];
-	volatile int ret;
+	int ret;
 	size_t i;
 
 	for (i = 0; i < sizeof(fuzz_signals) / sizeof(fuzz_signals[0]); i++)
 		sigaction(fuzz_signals[i], NULL, &saved[i]);
 
-	optind = 0;	/* glibc: start getopt afresh */
-	opterr = 1;
 	fflush(stdout);
-	fuzz_in_cmd = true;
-	if (setjmp(fuzz_exit_jmp))
-		ret = fuzz_exit_status;
-	else
-		ret = cmd(argc, argv);
-	fuzz_in_cmd = false;
+	ret = cmd(argc, argv);	/* the tool returns its status: an exit() is a crash here */
 	fflush(stdout);
 	for (i = 0; i < sizeof(fuzz_signals) / sizeof(fuzz_signals[0]); i++)
 		sigaction(fuzz_signals[i], &saved[i], NULL);

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * What the libFuzzer targets of tests/fuzz/ share (fuzz_common.c): a private
- * directory to work in, the tool's own exit() turned into a return to the
- * target, and the points where a command would start real I/O cut off, so
+ * directory to work in, and the points where a command would start real I/O
+ * cut off, so
  * that a fuzzed command line never reaches a file or device outside that
  * directory. Linked with -Wl,--wrap= for each wrapped function (tests/fuzz/Makefile).
  */
 #ifndef GUAC_FUZZ_COMMON_H
 #define GUAC_FUZZ_COMMON_H
 
-#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,8 +30,9 @@ void fuzz_init(void);
 extern bool fuzz_no_io;
 
 /*
- * Run @cmd (a guac_cmd_*) on @argc/@argv as guac's main() would, with
- * getopt reset; an exit() inside returns here. Returns the exit status.
+ * Run @cmd (a guac_cmd_*) on @argc/@argv as guac's main() would, its signal
+ * handlers given back afterwards. Returns the exit status; the tool never
+ * calls exit() on a command's path, so one is a crash of the target.
  */
 int fuzz_run_cmd(int (*cmd)(int, char **), int argc, char **argv);
 

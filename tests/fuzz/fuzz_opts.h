@@ -4,9 +4,9 @@
  * argument list of one command, run through the command's own entry point
  * (guac_cmd_*, its real option table, number parsing and checks) with I/O
  * cut off where the command would open its target (fuzz_common.h:
- * fuzz_no_io); guac write instead runs only its parse and plan
- * (write_parse_args, write_plan_fill), which return where the command would
- * open its target, so no exit() or open needs catching there.
+ * fuzz_no_io), or through its parse and plan (write, verify) or parse and
+ * run (manifest, report) called directly. No exit() is caught: the tool
+ * returns its status on every command's path, and an exit() is a crash.
  * Oracles: the exit status is one the manual documents for a run that
  * stopped before any I/O (0 for --help and --version, and for a write whose
  * plan passed, else 2), and a command run twice on the same arguments
@@ -41,13 +41,6 @@ static inline void fuzz_opts_fixtures(void)
 		fuzz_fail("cannot make the fixtures t.img and m.json in %s", fuzz_dir);
 }
 
-/*
- * Set by FUZZ_OPTS_DIRECT_TARGET: @cmd is the command's parse and run,
- * called as it is, without fuzz_run_cmd's exit() catcher: an exit() on its
- * path is a crash.
- */
-static bool fuzz_opts_direct;
-
 static inline int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, const uint8_t *data,
 			  size_t size)
 {
@@ -55,7 +48,7 @@ static inline int fuzz_opts_once(int (*cmd)(int, char **), const char *argv0, co
 	char *argv[FUZZ_MAX_ARGS + 2];
 	int argc = fuzz_split_args(data, size, argv0, argv, FUZZ_MAX_ARGS, buf, sizeof(buf));
 
-	return fuzz_opts_direct ? cmd(argc, argv) : fuzz_run_cmd(cmd, argc, argv);
+	return fuzz_run_cmd(cmd, argc, argv);
 }
 
 /* The oracles on the statuses @a and @b of two runs on the same arguments. */
@@ -92,15 +85,6 @@ static inline int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const u
 		return fuzz_opts(cmd, argv0, data, size, allowed);			\
 	}
 
-#define FUZZ_OPTS_DIRECT_TARGET(fn, argv0, ...)						\
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);			\
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)			\
-	{										\
-		static const int allowed[] = { __VA_ARGS__, -1 };			\
-		fuzz_opts_direct = true;						\
-		return fuzz_opts(fn, argv0, data, size, allowed);			\
-	}
-
 /*
  * A command split in two (cmd_NAME.h): @parse of the arguments into an
  * @args_type, then @run of them, called directly as guac_cmd_NAME() does.
@@ -115,6 +99,6 @@ static inline int fuzz_opts(int (*cmd)(int, char **), const char *argv0, const u
 			return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;		\
 		return run(&a);								\
 	}										\
-	FUZZ_OPTS_DIRECT_TARGET(fuzz_parse_run, argv0, __VA_ARGS__)
+	FUZZ_OPTS_TARGET(fuzz_parse_run, argv0, __VA_ARGS__)
 
 #endif

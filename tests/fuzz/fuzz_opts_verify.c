@@ -79,12 +79,14 @@ static int fuzz_verify_once(const uint8_t *data, size_t size)
 	char *argv[FUZZ_MAX_ARGS + 2];
 	int argc = fuzz_split_args(data, size, "guac verify", argv, FUZZ_MAX_ARGS, buf,
 				   sizeof(buf));
+	struct verify_options *opts = guac_verify_options_new();
 	struct verify_request req;
 	int ret;
 
-	optind = 0;	/* glibc: start getopt afresh */
-	opterr = 1;
-	ret = guac_verify_parse(argc, argv, &req);
+	if (!opts)
+		return GUAC_EXIT_ERROR;
+	ret = guac_verify_parse(argc, argv, opts, &req);
+	free(opts);
 	if (ret)
 		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
 	return fuzz_verify_plan(&req);

@@ -38,18 +38,19 @@ static int fuzz_verify_run(int argc, char **argv)
 	static struct verify_run run;
 	static struct guac_manifest manifest;
 	struct sigaction saved[2];
+	struct verify_options *opts = guac_verify_options_new();
 	struct verify_request req;
 	int ret;
 	size_t i;
 
 	for (i = 0; i < 2; i++)
 		sigaction(sigs[i], NULL, &saved[i]);
-	optind = 0;	/* glibc: start getopt afresh */
-	ret = guac_verify_parse(argc, argv, &req);
+	ret = opts ? guac_verify_parse(argc, argv, opts, &req) : GUAC_EXIT_ERROR;
 	if (!ret)
 		ret = guac_verify_prepare(&run, &manifest, &req);
 	if (!ret)
-		ret = guac_verify_check(&run);
+		ret = guac_verify_check(&run, opts);
+	free(opts);
 	fflush(stdout);
 	for (i = 0; i < 2; i++)
 		sigaction(sigs[i], &saved[i], NULL);

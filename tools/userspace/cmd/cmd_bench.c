@@ -411,13 +411,6 @@ static bool bench_opt_trials(const struct guac_option *opt, const char *arg)
 	return true;
 }
 
-static bool bench_opt_impl(const struct guac_option *opt, const char *arg)
-{
-	(void)opt;
-	bench_kpath_impl = guac_parse_impl(arg);
-	return true;
-}
-
 /* Each call of guac_cmd_bench() starts from the defaults. */
 static void bench_set_defaults(struct bench_opts *o)
 {
@@ -523,9 +516,9 @@ int guac_cmd_bench(int argc, char **argv)
 		GUAC_OPT_CALLBACK(0, "trials", &o, "N", trials_help, bench_opt_trials),
 		GUAC_OPT_FLAG(0, "csv", &csv, "CSV on standard output instead of the table"),
 		GUAC_OPT_FLAG(0, "json", &json, "JSON on standard output instead of the table"),
-		GUAC_OPT_CALLBACK(0, "impl", NULL, "NAME",
-				  "kpath, small and parallel: " BENCH_HELP_IMPL_OPT
-				  " (default auto, the best this CPU supports)", bench_opt_impl),
+		GUAC_OPT_IMPL("impl", &bench_kpath_impl,
+			      "kpath, small and parallel: " BENCH_HELP_IMPL_OPT
+			      " (default auto, the best this CPU supports)"),
 		GUAC_OPT_STRING(0, "plot", &plot, "FILE",
 				"also write a PNG (gnuplot): throughput and per-core speed against "
 				"request size on one thread, and throughput against threads at 64K"),

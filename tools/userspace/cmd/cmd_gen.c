@@ -28,12 +28,6 @@ static const struct guac_usage gen_usage = {
 		"Exit status: 0 on success, 2 on a usage or write error or a short --length.\n",
 };
 
-static bool gen_parse_impl(const struct guac_option *opt, const char *arg)
-{
-	*(int *)opt->value = guac_parse_impl(arg);
-	return true;
-}
-
 int guac_cmd_gen(int argc, char **argv)
 {
 	uint64_t offset = 0, length = 0, origin = 0;
@@ -48,7 +42,7 @@ int guac_cmd_gen(int argc, char **argv)
 				   &bounded),
 		GUAC_OPT_U64(0, "origin", &origin, "BLOCK",
 			     "block index added to the position, mod 2^64 (default 0)"),
-		GUAC_OPT_CALLBACK(0, "impl", &impl, "NAME", impl_help, gen_parse_impl),
+		GUAC_OPT_IMPL("impl", &impl, impl_help),
 		GUAC_OPT_FLAG('f', "force", &force,
 			      "write to a terminal too (refused by default: binary data garbles it; "
 			      "redirect to a file or a pipe)"),

@@ -75,8 +75,10 @@ struct verify_options {
 	struct guac_progress progress;	/* its mode and interval */
 };
 
-/* The options of the latest parse: the state is static for its size. */
-static struct verify_options verify_opts;
+struct verify_options *guac_verify_options_new(void)
+{
+	return calloc(1, sizeof(struct verify_options));
+}
 
 /*
  * --origins LIST: "7,9,20261101-20261130": single origins (checked on every
@@ -167,7 +169,7 @@ static bool verify_opt_origins(const struct guac_option *opt, const char *arg)
 }
 
 /*
- * --impl NAME, checked once the options are parsed, with guac_parse_impl()'s
+ * --impl NAME, checked once the options are parsed, with guac_impl_check()'s
  * words, but a return where it would exit. False after a message.
  */
 static bool verify_take_impl(struct verify_options *o)
@@ -191,7 +193,7 @@ static bool verify_take_impl(struct verify_options *o)
 }
 
 /*
- * The options table and getopt: SOURCE's index count, GUAC_PARSE_DONE after
+ * The options table: SOURCE's index count, GUAC_PARSE_DONE after
  * --help or --version, or below 0 after a message.
  */
 static int verify_parse_table(struct verify_options *o, int argc, char **argv)
@@ -334,9 +336,8 @@ static bool verify_shard_and_source(struct verify_options *o, int n, char **argv
 	return true;
 }
 
-int guac_verify_parse(int argc, char **argv, struct verify_request *req)
+int guac_verify_parse(int argc, char **argv, struct verify_options *o, struct verify_request *req)
 {
-	struct verify_options *o = &verify_opts;
 	int n;
 
 	memset(o, 0, sizeof(*o));
@@ -554,13 +555,13 @@ static void verify_report(const struct verify_run *run, const struct verify_opti
 			 "last line): give --origin N, or the fill's --manifest");
 }
 
-int guac_verify_check(struct verify_run *run)
+int guac_verify_check(struct verify_run *run, const struct verify_options *o)
 {
 	bool listed = true;
 	size_t i;
 
-	run->progress.mode = verify_opts.progress.mode;
-	run->progress.interval = verify_opts.progress.interval;
+	run->progress.mode = o->progress.mode;
+	run->progress.interval = o->progress.interval;
 	guac_io_catch_signals(&run->stop);
 	verify_check_all(run);
 	/* A segment that could not start: the progress is saved, the findings incomplete. */
@@ -571,7 +572,7 @@ int guac_verify_check(struct verify_run *run)
 	/* Open until here: the diagnosis reads again the incident its search's bound cut. */
 	guac_target_close(&run->target);
 	if (!run->reason.kind || !listed)
-		verify_report(run, &verify_opts);
+		verify_report(run, o);
 	for (i = 0; i < run->nsample; i++)
 		free(run->sample[i].data);
 	if (run->reason.kind)
@@ -581,17 +582,27 @@ int guac_verify_check(struct verify_run *run)
 
 int guac_cmd_verify(int argc, char **argv)
 {
-	static struct verify_run run;
-	static struct guac_manifest manifest;
+	struct verify_options *o = guac_verify_options_new();
+	struct verify_run *run = calloc(1, sizeof(*run));
+	struct guac_manifest *manifest = calloc(1, sizeof(*manifest));	/* large: not on the stack */
 	struct verify_request req;
-	int ret;
+	int ret = GUAC_EXIT_ERROR;
 
-	memset(&manifest, 0, sizeof(manifest));
-	ret = guac_verify_parse(argc, argv, &req);
-	if (ret)
-		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
-	ret = guac_verify_prepare(&run, &manifest, &req);
-	if (ret)
-		return ret;
-	return guac_verify_check(&run);
+	if (!o || !run || !manifest) {
+		guac_err("out of memory");
+		goto out;
+	}
+	ret = guac_verify_parse(argc, argv, o, &req);
+	if (ret) {
+		ret = ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
+		goto out;
+	}
+	ret = guac_verify_prepare(run, manifest, &req);
+	if (!ret)
+		ret = guac_verify_check(run, o);
+out:
+	free(manifest);
+	free(run);
+	free(o);
+	return ret;
 }

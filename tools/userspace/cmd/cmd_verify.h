@@ -12,12 +12,18 @@
 #include "manifest.h"
 #include "verify_run.h"
 
+/* What the user asked for, the request and the output (cmd_verify.c's own). */
+struct verify_options;
+
+/* A zeroed one, to free(); NULL when out of memory. */
+struct verify_options *guac_verify_options_new(void);
+
 /*
- * Parse guac verify's command line into @req (the output options stay the
- * command's): GUAC_EXIT_OK, GUAC_PARSE_DONE after --help or --version, or
- * an exit status after a message.
+ * Parse guac verify's command line into @o and the request @req storage
+ * takes: GUAC_EXIT_OK, GUAC_PARSE_DONE after --help or --version, or an exit
+ * status after a message.
  */
-int guac_verify_parse(int argc, char **argv, struct verify_request *req);
+int guac_verify_parse(int argc, char **argv, struct verify_options *o, struct verify_request *req);
 
 /*
  * Plan @run for @req: load the manifest into @manifest, open SOURCE, make
@@ -28,10 +34,9 @@ int guac_verify_prepare(struct verify_run *run, struct guac_manifest *manifest,
 
 /*
  * The check of a prepared @run, the record and the report (text or JSON,
- * with the progress line, as the latest guac_verify_parse() was told): the
- * exit status.
+ * with the progress line, as @o says): the exit status.
  */
-int guac_verify_check(struct verify_run *run);
+int guac_verify_check(struct verify_run *run, const struct verify_options *o);
 
 /* The message for @run->reason (none for VERIFY_FINE or VERIFY_ALREADY_SAID). */
 void guac_verify_say(const struct verify_run *run);

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 			continue;
 		snprintf(prog, sizeof(prog), "guac %s", guac_cmds[i].name);
 		guac_prog = prog;
-		argv[1] = prog;		/* getopt's messages name the subcommand */
+		argv[1] = prog;		/* the parser's messages name the subcommand */
 		/* Every subcommand answers --version, whatever its own options. */
 		if (guac_want_version(argc - 1, argv + 1)) {
 			guac_print_version();

@@ -44,12 +44,6 @@ bool guac_opt_jobs(const struct guac_option *opt, const char *arg)
 	return true;
 }
 
-bool guac_opt_impl(const struct guac_option *opt, const char *arg)
-{
-	*(int *)opt->value = guac_parse_impl(arg);
-	return true;
-}
-
 bool guac_opt_progress(const struct guac_option *opt, const char *arg)
 {
 	return guac_progress_parse(arg, opt->value);

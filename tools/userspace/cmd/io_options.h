@@ -16,8 +16,6 @@ bool guac_opt_direct(const struct guac_option *opt, const char *arg);
 bool guac_opt_bs(const struct guac_option *opt, const char *arg);
 /* --jobs: a uint64_t of 1 to GUAC_IO_MAX_JOBS. */
 bool guac_opt_jobs(const struct guac_option *opt, const char *arg);
-/* --impl: an int, the implementation (guac_parse_impl()). */
-bool guac_opt_impl(const struct guac_option *opt, const char *arg);
 /* --progress: an enum guac_progress_mode. */
 bool guac_opt_progress(const struct guac_option *opt, const char *arg);
 /* --progress-interval: a double, seconds. */

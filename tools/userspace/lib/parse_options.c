@@ -62,6 +62,10 @@ static int apply(const struct guac_option *o, const char *arg, const struct guac
 		return guac_parse_u64(o->long_name, arg, o->value) ? 0 : GUAC_PARSE_ERROR;
 	case GUAC_OPT_CALLBACK:
 		return o->callback(o, arg) ? 0 : GUAC_PARSE_ERROR;
+	case GUAC_OPT_IMPL:
+		/* An implementation this build or CPU lacks: its message lists the choices. */
+		*(int *)o->value = guac_impl_check(arg);
+		return *(int *)o->value < 0 ? GUAC_PARSE_REFUSED : 0;
 	case GUAC_OPT_HELP:
 		guac_usage_print(stdout, opts, usage);
 		return GUAC_PARSE_DONE;

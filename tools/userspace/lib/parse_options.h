@@ -21,6 +21,7 @@ enum guac_opt_kind {
 	GUAC_OPT_STRING,	/* const char **value = the argument */
 	GUAC_OPT_U64,		/* uint64_t *value, guac_parse_u64()'s numbers */
 	GUAC_OPT_CALLBACK,	/* callback(opt, argument or NULL) */
+	GUAC_OPT_IMPL,		/* int *value = the generator implementation named (guac_impl_check) */
 	GUAC_OPT_HELP,		/* print --help to stdout, stop: exit 0 */
 	GUAC_OPT_VERSION,	/* print the version, stop: exit 0 */
 };
@@ -49,6 +50,8 @@ struct guac_option {
 	{ GUAC_OPT_U64, (s), (l), GUAC_OPT_TYPED(v, uint64_t *), (a), (h), NULL, (g) }
 #define GUAC_OPT_CALLBACK(s, l, ctx, a, h, cb) \
 	{ GUAC_OPT_CALLBACK, (s), (l), (ctx), (a), (h), (cb), NULL }
+#define GUAC_OPT_IMPL(l, v, h) \
+	{ GUAC_OPT_IMPL, 0, (l), GUAC_OPT_TYPED(v, int *), "NAME", (h), NULL, NULL }
 #define GUAC_OPT_VERSION() { GUAC_OPT_VERSION, 0, "version", NULL, NULL, "print the version", NULL, NULL }
 #define GUAC_OPT_HELP() { GUAC_OPT_HELP, 'h', "help", NULL, NULL, "show this help", NULL, NULL }
 #define GUAC_OPT_END() { GUAC_OPT_END, 0, NULL, NULL, NULL, NULL, NULL, NULL }
@@ -63,6 +66,7 @@ struct guac_usage {
 /* The operands' count, or one of these. */
 #define GUAC_PARSE_ERROR (-1)	/* said why on stderr: exit 2 */
 #define GUAC_PARSE_DONE (-2)	/* --help or --version printed: exit 0 */
+#define GUAC_PARSE_REFUSED (-3)	/* said why, needing no --help hint: exit 2 */
 
 /* Stop at the first operand (a subcommand's own words follow it). */
 #define GUAC_PARSE_STOP_AT_OPERAND 1u

@@ -114,15 +114,6 @@ int guac_impl_check(const char *s)
 	return impl;
 }
 
-int guac_parse_impl(const char *s)
-{
-	int impl = guac_impl_check(s);
-
-	if (impl < 0)
-		exit(GUAC_EXIT_ERROR);
-	return impl;
-}
-
 int guac_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -42,9 +42,6 @@ bool guac_parse_u64(const char *what, const char *s, uint64_t *out);
 /* An implementation name for --impl: its index, or -1 after a message if unusable. */
 int guac_impl_check(const char *s);
 
-/* Parse an implementation name for --impl; exits with a message if unusable. */
-int guac_parse_impl(const char *s);
-
 /* Write all of @buf; returns 0 or an errno value. */
 int guac_write_all(int fd, const void *buf, size_t len);
 

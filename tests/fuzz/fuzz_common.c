@@ -13,9 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fuzz_common.h"
-#include "bench.h"
 #include "manifest.h"
-#include "target.h"
 #include "util.h"
 
 char fuzz_dir[4096];
@@ -153,7 +151,12 @@ bool fuzz_write_file(const char *name, const void *data, size_t size)
 	return !fclose(f) && ok;
 }
 
-/* Only files in the private directory, sysfs and /proc/cpuinfo, for reading. */
+/*
+ * Only files in the private directory, sysfs and /proc/cpuinfo, for reading:
+ * the option targets read the files their arguments name (manifest show and
+ * merge's parts, report's manifests and --expect list, verify's and write's
+ * -m), and report writes its --svg picture with fopen().
+ */
 FILE *__real_fopen(const char *path, const char *mode);
 FILE *__wrap_fopen(const char *path, const char *mode);
 FILE *__wrap_fopen(const char *path, const char *mode)
@@ -176,24 +179,11 @@ FILE *__wrap_fopen(const char *path, const char *mode)
 	return __real_fopen(path, mode);
 }
 
-bool __real_guac_target_open(struct guac_target *t, const char *path, bool write,
-			     enum guac_direct direct, bool sync);
-bool __wrap_guac_target_open(struct guac_target *t, const char *path, bool write,
-			     enum guac_direct direct, bool sync);
-bool __wrap_guac_target_open(struct guac_target *t, const char *path, bool write,
-			     enum guac_direct direct, bool sync)
-{
-	if (!fuzz_no_io)
-		return __real_guac_target_open(t, path, write, direct, sync);
-	memset(t, 0, sizeof(*t));
-	t->fd = -1;
-	return false;	/* the command stops here, as after a failed open */
-}
-
 /*
- * guac write's size probe creates and removes an empty file beside a target
- * that does not exist yet: only in the private directory; elsewhere it
- * answers "cannot tell" (true) without opening anything.
+ * guac write's size probe (its plan, fuzz_opts_write) creates and removes an
+ * empty file beside a target that does not exist yet: only in the private
+ * directory; elsewhere it answers "cannot tell" (true) without opening
+ * anything.
  */
 bool __real_guac_target_seek_fits(const char *path, const char *dir, uint64_t end);
 bool __wrap_guac_target_seek_fits(const char *path, const char *dir, uint64_t end);
@@ -208,63 +198,12 @@ bool __wrap_guac_target_seek_fits(const char *path, const char *dir, uint64_t en
 	return __real_guac_target_seek_fits(path, dir, end);
 }
 
+/* guac manifest merge's OUT (fuzz_opts_manifest runs the merge) is named by the input. */
 bool __real_guac_manifest_save(const char *path, const struct guac_manifest *m);
 bool __wrap_guac_manifest_save(const char *path, const struct guac_manifest *m);
 bool __wrap_guac_manifest_save(const char *path, const struct guac_manifest *m)
 {
 	if (!fuzz_no_io)
 		return __real_guac_manifest_save(path, m);
-	return true;
-}
-
-int __real_guac_write_all(int fd, const void *buf, size_t len);
-int __wrap_guac_write_all(int fd, const void *buf, size_t len);
-int __wrap_guac_write_all(int fd, const void *buf, size_t len)
-{
-	if (!fuzz_no_io)
-		return __real_guac_write_all(fd, buf, len);
-	return EPIPE;
-}
-
-enum bench_status __real_bench_probe(const struct bench_source *src, char *why, size_t whylen);
-enum bench_status __wrap_bench_probe(const struct bench_source *src, char *why, size_t whylen);
-enum bench_status __wrap_bench_probe(const struct bench_source *src, char *why, size_t whylen)
-{
-	if (!fuzz_no_io)
-		return __real_bench_probe(src, why, whylen);
-	snprintf(why, whylen, "not measured while fuzzing");
-	return BENCH_ABSENT;
-}
-
-int __real_bench_small_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
-			   int impl, enum bench_format fmt);
-int __wrap_bench_small_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
-			   int impl, enum bench_format fmt);
-int __wrap_bench_small_run(const struct bench_config *cfg, const size_t *sizes, size_t nsizes,
-			   int impl, enum bench_format fmt)
-{
-	if (!fuzz_no_io)
-		return __real_bench_small_run(cfg, sizes, nsizes, impl, fmt);
-	return 0;
-}
-
-int __real_bench_parallel_run(const struct bench_config *cfg, const size_t *sizes,
-			      size_t nsizes, int impl, enum bench_format fmt);
-int __wrap_bench_parallel_run(const struct bench_config *cfg, const size_t *sizes,
-			      size_t nsizes, int impl, enum bench_format fmt);
-int __wrap_bench_parallel_run(const struct bench_config *cfg, const size_t *sizes,
-			      size_t nsizes, int impl, enum bench_format fmt)
-{
-	if (!fuzz_no_io)
-		return __real_bench_parallel_run(cfg, sizes, nsizes, impl, fmt);
-	return 0;
-}
-
-bool __real_bench_plot(const struct bench_results *res, const char *png);
-bool __wrap_bench_plot(const struct bench_results *res, const char *png);
-bool __wrap_bench_plot(const struct bench_results *res, const char *png)
-{
-	if (!fuzz_no_io)
-		return __real_bench_plot(res, png);
 	return true;
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * What the libFuzzer targets of tests/fuzz/ share (fuzz_common.c): a private
- * directory to work in, and the points where a command would start real I/O
- * cut off, so
- * that a fuzzed command line never reaches a file or device outside that
- * directory. Linked with -Wl,--wrap= for each wrapped function (tests/fuzz/Makefile).
+ * directory to work in, and the few points where a command's parse, plan or
+ * run, called directly by an option target, would still touch a file named
+ * by the input: cut off, so that a fuzzed command line never writes a file
+ * outside that directory. Linked with -Wl,--wrap= for each wrapped function
+ * (tests/fuzz/Makefile). The rest of the commands' I/O (gen's output,
+ * bench's measurements, write's and verify's targets) lies past the steps
+ * the targets call, and needs no wrapper.
  */
 #ifndef GUAC_FUZZ_COMMON_H
 #define GUAC_FUZZ_COMMON_H
@@ -21,11 +24,11 @@ extern char fuzz_dir[4096];
 void fuzz_init(void);
 
 /*
- * While true (the option targets), guac_target_open() refuses without
- * opening anything, guac_target_seek_fits() (guac write's size probe, which
- * may create and remove a file) runs only in fuzz_dir, guac_manifest_save() writes nothing, guac_write_all()
- * reports a closed pipe, the bench suites measure nothing, and fopen() opens
- * only files in fuzz_dir (and /sys, /proc/cpuinfo) for reading.
+ * While true (the option targets), fopen() opens only files in fuzz_dir (and
+ * /sys, /proc/cpuinfo) for reading (manifests, --expect lists; report's
+ * --svg is refused), guac_target_seek_fits() (guac write's size probe, which
+ * may create and remove a file) runs only in fuzz_dir, and
+ * guac_manifest_save() (manifest merge's OUT) writes nothing.
  */
 extern bool fuzz_no_io;
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The option targets (fuzz_opts_*.c): the input, split at NUL bytes, is the
- * argument list of one command, run through the command's own entry point
- * (guac_cmd_*, its real option table, number parsing and checks) with I/O
- * cut off where the command would open its target (fuzz_common.h:
- * fuzz_no_io), or through its parse and plan (write, verify) or parse and
- * run (manifest, report) called directly. No exit() is caught: the tool
- * returns its status on every command's path, and an exit() is a crash.
- * Oracles: the exit status is one the manual documents for a run that
- * stopped before any I/O (0 for --help and --version, and for a write whose
- * plan passed, else 2), and a command run twice on the same arguments
+ * argument list of one command, given to the command's own steps called
+ * directly (its real option table, number parsing and checks): its parse
+ * (gen), parse and plan (write, verify, bench) or parse and run (manifest,
+ * report), with the files the input names kept inside the private directory
+ * (fuzz_common.h: fuzz_no_io). No exit() is caught: the tool returns its
+ * status on every command's path, and an exit() is a crash. Oracles: the
+ * exit status is one the manual documents for a run that stopped before
+ * any I/O (0 for --help and --version, and for a parse or plan that passed,
+ * else 2), and a command run twice on the same arguments
  * answers the same (no state carried from one call to the next). The
  * private directory holds t.img (64 KiB of the stream) and m.json (its
  * manifest, written by guac write at start-up), so that seeds can name real

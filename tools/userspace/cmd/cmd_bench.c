@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * guac bench: throughput and latency of the core, the devices and their
- * peers, side by side in one run. Options and the suites live here; the
- * sources, harness and outputs in bench_*.c.
+ * peers, side by side in one run. Options, the plan and the suites live
+ * here (cmd_bench.h: parse, plan, run); the sources, harness and outputs in
+ * bench_*.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bench.h"
+#include "cmd_bench.h"
 #include "cmds.h"
 #include "parse_options.h"
 #include "libguac.h"
@@ -24,7 +26,6 @@
 #define BENCH_MAX_TRIALS 100
 #define BENCH_MAX_THREADS 1024
 #define BENCH_MAX_SIZE (1ULL << 30)
-#define BENCH_MAX_LIST 32
 #define BENCH_MAX_SOURCES 16
 #define BENCH_CPU_REQUEST 64		/* RDRAND/RDSEED, RNDR/RNDRRS: eight words a request */
 
@@ -52,9 +53,7 @@ static const size_t bench_kpath_sizes[] = { 4 << 10, 64 << 10, 1 << 20 };
 static const size_t bench_small_sizes[] = { 4, 16, 64, 256, 4 << 10 };
 static const size_t bench_parallel_sizes[] = { 1 << 20 };
 
-static bool bench_show_progress;
-static bool bench_sizes_given;		/* --sizes, which overrides every suite's default */
-static int bench_kpath_impl = -1;	/* --impl, or -1 for the best one */
+static bool bench_show_progress;	/* progress on stderr: set by each run */
 
 /* --help around the options; the about text's numbers are printf's (bench_usage_about). */
 static const char bench_about_fmt[] =
@@ -108,7 +107,7 @@ static bool bench_parse_list(const char *what, const char *arg, uint64_t max, ui
 
 	if (!copy) {
 		guac_err("out of memory");
-		exit(GUAC_EXIT_ERROR);
+		return false;
 	}
 	*n = 0;
 	for (item = strtok_r(copy, ",", &save); item && ok; item = strtok_r(NULL, ",", &save)) {
@@ -234,8 +233,10 @@ static void bench_ratios(struct bench_results *res, size_t first, const char *re
 	}
 }
 
-static void bench_suite_core(struct bench_results *res, const struct bench_config *cfg)
+static void bench_suite_core(struct bench_results *res, const struct bench_config *cfg,
+			     const struct guac_bench_args *a)
 {
+	(void)a;
 	const struct bench_source *srcs[BENCH_MAX_SOURCES];
 	size_t first = res->n;
 
@@ -244,16 +245,20 @@ static void bench_suite_core(struct bench_results *res, const struct bench_confi
 	bench_ratios(res, first, BENCH_CHACHA20);
 }
 
-static void bench_suite_dev(struct bench_results *res, const struct bench_config *cfg)
+static void bench_suite_dev(struct bench_results *res, const struct bench_config *cfg,
+			    const struct guac_bench_args *a)
 {
+	(void)a;
 	const struct bench_source *srcs[BENCH_MAX_SOURCES];
 
 	bench_sweep(res, cfg, "dev", srcs, bench_table(bench_dev_sources, srcs), NULL,
 		    cfg->sizes, cfg->nsizes);
 }
 
-static void bench_suite_hwrng(struct bench_results *res, const struct bench_config *cfg)
+static void bench_suite_hwrng(struct bench_results *res, const struct bench_config *cfg,
+			      const struct guac_bench_args *a)
 {
+	(void)a;
 	static const size_t cpu_size = BENCH_CPU_REQUEST;
 	const struct bench_source *srcs[BENCH_MAX_SOURCES] = { &bench_hwrng_source };
 
@@ -262,8 +267,10 @@ static void bench_suite_hwrng(struct bench_results *res, const struct bench_conf
 		    &cpu_size, 1);
 }
 
-static void bench_suite_nonce(struct bench_results *res, const struct bench_config *cfg)
+static void bench_suite_nonce(struct bench_results *res, const struct bench_config *cfg,
+			      const struct guac_bench_args *a)
 {
+	(void)a;
 	const struct bench_source *srcs[BENCH_MAX_SOURCES], *usable[BENCH_MAX_SOURCES];
 	const struct bench_source *src;
 	size_t n, nusable;
@@ -289,11 +296,12 @@ static void bench_suite_nonce(struct bench_results *res, const struct bench_conf
  * The read path's two models with one implementation, named in the mode
  * column, each bounce row against inplace.
  */
-static void bench_suite_kpath(struct bench_results *res, const struct bench_config *cfg)
+static void bench_suite_kpath(struct bench_results *res, const struct bench_config *cfg,
+			      const struct guac_bench_args *a)
 {
 	struct bench_source local[BENCH_MAX_SOURCES];
 	const struct bench_source *srcs[BENCH_MAX_SOURCES];
-	int impl = bench_kpath_impl >= 0 ? bench_kpath_impl : (int)guac_impl_best();
+	int impl = a->impl >= 0 ? a->impl : (int)guac_impl_best();
 	size_t first = res->n, n = bench_table(bench_kpath_sources, srcs), k;
 
 	for (k = 0; k < n; k++) {
@@ -301,7 +309,7 @@ static void bench_suite_kpath(struct bench_results *res, const struct bench_conf
 		local[k].impl = impl;
 		srcs[k] = &local[k];
 	}
-	if (bench_sizes_given)
+	if (a->sizes_given)
 		bench_sweep(res, cfg, "kpath", srcs, n, guac_impl_names[impl], cfg->sizes,
 			    cfg->nsizes);
 	else
@@ -312,7 +320,8 @@ static void bench_suite_kpath(struct bench_results *res, const struct bench_conf
 
 static const struct {
 	const char *name;
-	void (*run)(struct bench_results *res, const struct bench_config *cfg);
+	void (*run)(struct bench_results *res, const struct bench_config *cfg,
+		    const struct guac_bench_args *a);
 } bench_suites[] = {
 	{ "core", bench_suite_core },
 	{ "dev", bench_suite_dev },
@@ -329,18 +338,18 @@ static const struct {
  * largest size and thread count: more than this machine's memory (guac
  * write's and verify's check) cannot be meant. The small suite runs one thread.
  */
-static bool bench_memory_fits(const struct bench_config *cfg, bool one_thread)
+static bool bench_memory_fits(const struct guac_bench_args *a, bool one_thread)
 {
 	uint64_t threads = 1, size = 0, need, mem;
 	char h1[32], h2[32];
 	size_t i;
 
-	for (i = 0; !one_thread && i < cfg->nthreads; i++)
-		if (cfg->threads[i] > threads)
-			threads = cfg->threads[i];
-	for (i = 0; i < cfg->nsizes; i++)
-		if (cfg->sizes[i] > size)
-			size = cfg->sizes[i];
+	for (i = 0; !one_thread && i < a->nthreads; i++)
+		if (a->threads[i] > threads)
+			threads = a->threads[i];
+	for (i = 0; i < a->nsizes; i++)
+		if (a->sizes[i] > size)
+			size = a->sizes[i];
 	if (guac_buffers_fit(threads, size, &need, &mem))
 		return true;
 	guac_err("refusing to bench: %" PRIu64 " threads at size %" PRIu64 " need %" PRIu64
@@ -351,54 +360,47 @@ static bool bench_memory_fits(const struct bench_config *cfg, bool one_thread)
 	return false;
 }
 
-/* What the options set: the callbacks' context. */
-struct bench_opts {
-	struct bench_config cfg;
-	size_t sizes[BENCH_MAX_LIST];
-	unsigned int threads[BENCH_MAX_LIST];
-	bool threads_given;
-};
 
 static bool bench_opt_sizes(const struct guac_option *opt, const char *arg)
 {
-	struct bench_opts *o = opt->value;
+	struct guac_bench_args *a = opt->value;
 	uint64_t list[BENCH_MAX_LIST];
 	size_t i, n;
 
 	if (!bench_parse_list("size", arg, BENCH_MAX_SIZE, list, &n))
 		return false;
 	for (i = 0; i < n; i++)
-		o->sizes[i] = (size_t)list[i];
-	o->cfg.nsizes = n;
-	bench_sizes_given = true;
+		a->sizes[i] = (size_t)list[i];
+	a->nsizes = n;
+	a->sizes_given = true;
 	return true;
 }
 
 static bool bench_opt_threads(const struct guac_option *opt, const char *arg)
 {
-	struct bench_opts *o = opt->value;
+	struct guac_bench_args *a = opt->value;
 	uint64_t list[BENCH_MAX_LIST];
 	size_t i, n;
 
 	if (!bench_parse_list("thread count", arg, BENCH_MAX_THREADS, list, &n))
 		return false;
 	for (i = 0; i < n; i++)
-		o->threads[i] = (unsigned int)list[i];
-	o->cfg.nthreads = n;
-	o->threads_given = true;
+		a->threads[i] = (unsigned int)list[i];
+	a->nthreads = n;
+	a->threads_given = true;
 	return true;
 }
 
 static bool bench_opt_seconds(const struct guac_option *opt, const char *arg)
 {
-	struct bench_opts *o = opt->value;
+	struct guac_bench_args *a = opt->value;
 
-	return bench_parse_double("trial length", arg, BENCH_MAX_SECONDS, &o->cfg.seconds);
+	return bench_parse_double("trial length", arg, BENCH_MAX_SECONDS, &a->seconds);
 }
 
 static bool bench_opt_trials(const struct guac_option *opt, const char *arg)
 {
-	struct bench_opts *o = opt->value;
+	struct guac_bench_args *a = opt->value;
 	double trials;
 
 	if (!bench_parse_double("trial count", arg, BENCH_MAX_TRIALS, &trials))
@@ -407,142 +409,78 @@ static bool bench_opt_trials(const struct guac_option *opt, const char *arg)
 		guac_err("invalid trial count '%s': expected a whole number", arg);
 		return false;
 	}
-	o->cfg.trials = (unsigned int)trials;
+	a->trials = (unsigned int)trials;
 	return true;
 }
 
-/* Each call of guac_cmd_bench() starts from the defaults. */
-static void bench_set_defaults(struct bench_opts *o)
+/* Each parse starts from the defaults. */
+static void bench_set_defaults(struct guac_bench_args *a)
 {
-	struct bench_config *cfg = &o->cfg;
 	size_t i;
 
-	memset(o, 0, sizeof(*o));
-	o->cfg = (struct bench_config){
-		.seconds = BENCH_DEFAULT_SECONDS, .trials = BENCH_DEFAULT_TRIALS,
-		.sizes = o->sizes, .threads = o->threads,
+	*a = (struct guac_bench_args){
+		.suite = "all", .seconds = BENCH_DEFAULT_SECONDS, .trials = BENCH_DEFAULT_TRIALS,
+		.impl = -1,
 	};
-	bench_show_progress = false;
-	bench_sizes_given = false;
-	bench_kpath_impl = -1;
-	memcpy(o->sizes, bench_default_sizes, sizeof(bench_default_sizes));
-	cfg->nsizes = sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0]);
-	cfg->nthreads = guac_nr_cpus() < BENCH_MAX_LIST ? guac_nr_cpus() : BENCH_MAX_LIST;
-	for (i = 0; i < cfg->nthreads; i++)
-		o->threads[i] = (unsigned int)i + 1;
+	memcpy(a->sizes, bench_default_sizes, sizeof(bench_default_sizes));
+	a->nsizes = sizeof(bench_default_sizes) / sizeof(bench_default_sizes[0]);
+	a->nthreads = guac_nr_cpus() < BENCH_MAX_LIST ? guac_nr_cpus() : BENCH_MAX_LIST;
+	for (i = 0; i < a->nthreads; i++)
+		a->threads[i] = (unsigned int)i + 1;
 }
 
-/* The small and parallel suites: their own sizes, table and formats. */
-static int bench_run_sized(struct bench_opts *o, const char *suite, const char *plot,
-			   enum bench_format fmt)
-{
-	struct bench_config *cfg = &o->cfg;
-	size_t *sizes = o->sizes;
-	bool small = !strcmp(suite, "small");
-	int impl = bench_kpath_impl >= 0 ? bench_kpath_impl : (int)guac_impl_best();
+/* The options table's help texts that printf makes. */
+struct bench_help {
+	char about[sizeof(bench_about_fmt) + 64], threads[96], seconds[64], trials[96];
+};
 
-	if (plot) {
-		guac_err("--plot does not apply to the %s suite", suite);
-		return GUAC_EXIT_ERROR;
-	}
-	if (small && o->threads_given) {
-		guac_err("the small suite runs on one thread: no --threads");
-		return GUAC_EXIT_ERROR;
-	}
-	if (!bench_sizes_given) {
-		cfg->nsizes = small ? sizeof(bench_small_sizes) / sizeof(size_t) :
-				     sizeof(bench_parallel_sizes) / sizeof(size_t);
-		memcpy(sizes, small ? bench_small_sizes : bench_parallel_sizes,
-		       cfg->nsizes * sizeof(size_t));
-	}
-	return small ? bench_small_run(cfg, sizes, cfg->nsizes, impl, fmt) :
-		       bench_parallel_run(cfg, sizes, cfg->nsizes, impl, fmt);
+static void bench_help_fill(struct bench_help *h)
+{
+	snprintf(h->about, sizeof(h->about), bench_about_fmt, BENCH_CPU_REQUEST, BENCH_NONCE_SIZE,
+		 BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK, BENCH_KPATH_CHUNK);
+	snprintf(h->threads, sizeof(h->threads),
+		 "thread counts, e.g. 1,2 (default 1 to the CPU count, %u)", guac_nr_cpus());
+	snprintf(h->seconds, sizeof(h->seconds), "length of one trial (default %.2f)",
+		 BENCH_DEFAULT_SECONDS);
+	snprintf(h->trials, sizeof(h->trials),
+		 "trials per measurement; median, min and max are reported (default %d)",
+		 BENCH_DEFAULT_TRIALS);
 }
 
-/* @suite (one of bench_suites[], or all of them), then the results as asked. */
-static int bench_run_suites(struct bench_config *cfg, const char *suite, const char *plot,
-			    bool json, bool csv)
+int guac_bench_parse(int argc, char **argv, struct guac_bench_args *a)
 {
-	struct bench_results res = { 0 };
-	bool ran = false, ok = true;
-	size_t i;
-
-	bench_show_progress = isatty(STDERR_FILENO);
-
-	for (i = 0; i < BENCH_NR_SUITES; i++) {
-		if (strcmp(suite, "all") && strcmp(suite, bench_suites[i].name))
-			continue;
-		bench_suites[i].run(&res, cfg);
-		ran = true;
-	}
-	if (!ran) {
-		guac_err("unknown suite '%s' (core, dev, hwrng, nonce, kpath, small, parallel or all)",
-			 suite);
-		return GUAC_EXIT_ERROR;
-	}
-	if (bench_show_progress)
-		fputs("\r\033[K", stderr);
-
-	if (json)
-		bench_print_json(&res, cfg);
-	else if (csv)
-		bench_print_csv(&res);
-	else
-		bench_print_table(&res, cfg);
-	if (plot)
-		ok = bench_plot(&res, plot);
-	free(res.v);
-	return ok ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
-}
-
-int guac_cmd_bench(int argc, char **argv)
-{
-	static struct bench_opts o;
-	const char *suite = "all", *plot = NULL;
-	bool csv = false, json = false;
-	char about[sizeof(bench_about_fmt) + 64], threads_help[96], seconds_help[64],
-		trials_help[96];
+	struct bench_help h;
 	const struct guac_usage usage = {
 		.synopsis = "Usage: guac bench [core|dev|hwrng|nonce|kpath|small|parallel|all] [OPTIONS]\n",
-		.about = about,
+		.about = h.about,
 		.after = bench_after,
 	};
 	const struct guac_option opts[] = {
-		GUAC_OPT_CALLBACK('s', "sizes", &o, "LIST",
+		GUAC_OPT_CALLBACK('s', "sizes", a, "LIST",
 				  "request sizes, e.g. 64,4K,1M (default 16,64,1K,4K,64K,1M)",
 				  bench_opt_sizes),
-		GUAC_OPT_CALLBACK('t', "threads", &o, "LIST", threads_help, bench_opt_threads),
-		GUAC_OPT_CALLBACK(0, "seconds", &o, "S", seconds_help, bench_opt_seconds),
-		GUAC_OPT_CALLBACK(0, "trials", &o, "N", trials_help, bench_opt_trials),
-		GUAC_OPT_FLAG(0, "csv", &csv, "CSV on standard output instead of the table"),
-		GUAC_OPT_FLAG(0, "json", &json, "JSON on standard output instead of the table"),
-		GUAC_OPT_IMPL("impl", &bench_kpath_impl,
+		GUAC_OPT_CALLBACK('t', "threads", a, "LIST", h.threads, bench_opt_threads),
+		GUAC_OPT_CALLBACK(0, "seconds", a, "S", h.seconds, bench_opt_seconds),
+		GUAC_OPT_CALLBACK(0, "trials", a, "N", h.trials, bench_opt_trials),
+		GUAC_OPT_FLAG(0, "csv", &a->csv, "CSV on standard output instead of the table"),
+		GUAC_OPT_FLAG(0, "json", &a->json, "JSON on standard output instead of the table"),
+		GUAC_OPT_IMPL("impl", &a->impl,
 			      "kpath, small and parallel: " BENCH_HELP_IMPL_OPT
 			      " (default auto, the best this CPU supports)"),
-		GUAC_OPT_STRING(0, "plot", &plot, "FILE",
+		GUAC_OPT_STRING(0, "plot", &a->plot, "FILE",
 				"also write a PNG (gnuplot): throughput and per-core speed against "
 				"request size on one thread, and throughput against threads at 64K"),
 		GUAC_OPT_HELP(),
 		GUAC_OPT_END(),
 	};
-	struct bench_config *cfg = &o.cfg;
 	int n;
 
-	snprintf(about, sizeof(about), bench_about_fmt, BENCH_CPU_REQUEST, BENCH_NONCE_SIZE,
-		 BENCH_NONCE_BATCH, BENCH_KPATH_CHUNK, BENCH_KPATH_CHUNK);
-	snprintf(threads_help, sizeof(threads_help),
-		 "thread counts, e.g. 1,2 (default 1 to the CPU count, %u)", guac_nr_cpus());
-	snprintf(seconds_help, sizeof(seconds_help), "length of one trial (default %.2f)",
-		 BENCH_DEFAULT_SECONDS);
-	snprintf(trials_help, sizeof(trials_help),
-		 "trials per measurement; median, min and max are reported (default %d)",
-		 BENCH_DEFAULT_TRIALS);
-	bench_set_defaults(&o);
-
+	bench_help_fill(&h);
+	bench_set_defaults(a);
 	n = guac_parse_options(argc, argv, opts, &usage, 0);
 	if (n < 0)
-		return guac_parse_exit(n);
-	if (csv && json) {
+		return n == GUAC_PARSE_DONE ? n : guac_parse_exit(n);
+	if (a->csv && a->json) {
 		guac_err("--csv and --json exclude each other");
 		return GUAC_EXIT_ERROR;
 	}
@@ -551,17 +489,122 @@ int guac_cmd_bench(int argc, char **argv)
 		return GUAC_EXIT_ERROR;
 	}
 	if (n)
-		suite = argv[0];
-	if (bench_kpath_impl >= 0 && strcmp(suite, "kpath") && strcmp(suite, "all") &&
-	    strcmp(suite, "small") && strcmp(suite, "parallel")) {
+		a->suite = argv[0];
+	return GUAC_EXIT_OK;
+}
+
+static bool bench_suite_known(const char *suite)
+{
+	size_t i;
+
+	for (i = 0; i < BENCH_NR_SUITES; i++)
+		if (!strcmp(suite, bench_suites[i].name))
+			return true;
+	return !strcmp(suite, "all");
+}
+
+/* The small and parallel suites' checks and sizes: their own defaults, no plot. */
+static int bench_plan_sized(struct guac_bench_args *a, bool small)
+{
+	if (a->plot) {
+		guac_err("--plot does not apply to the %s suite", a->suite);
+		return GUAC_EXIT_ERROR;
+	}
+	if (small && a->threads_given) {
+		guac_err("the small suite runs on one thread: no --threads");
+		return GUAC_EXIT_ERROR;
+	}
+	if (!a->sizes_given) {
+		a->nsizes = small ? sizeof(bench_small_sizes) / sizeof(size_t) :
+				    sizeof(bench_parallel_sizes) / sizeof(size_t);
+		memcpy(a->sizes, small ? bench_small_sizes : bench_parallel_sizes,
+		       a->nsizes * sizeof(size_t));
+	}
+	return GUAC_EXIT_OK;
+}
+
+int guac_bench_plan(struct guac_bench_args *a)
+{
+	bool small = !strcmp(a->suite, "small"), parallel = !strcmp(a->suite, "parallel");
+
+	if (a->impl >= 0 && strcmp(a->suite, "kpath") && strcmp(a->suite, "all") && !small &&
+	    !parallel) {
 		guac_err("--impl applies to the kpath, small and parallel suites only");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!bench_memory_fits(cfg, !strcmp(suite, "small")))
+	/* Measured on the sizes given or the common default, as the suites were. */
+	if (!bench_memory_fits(a, small))
 		return GUAC_EXIT_ERROR;
-	if (!strcmp(suite, "small") || !strcmp(suite, "parallel"))
-		return bench_run_sized(&o, suite, plot,
-				       json ? BENCH_FORMAT_JSON :
-				       csv ? BENCH_FORMAT_CSV : BENCH_FORMAT_TABLE);
-	return bench_run_suites(&o.cfg, suite, plot, json, csv);
+	a->format = a->json ? BENCH_FORMAT_JSON : a->csv ? BENCH_FORMAT_CSV : BENCH_FORMAT_TABLE;
+	if (small || parallel)
+		return bench_plan_sized(a, small);
+	if (!bench_suite_known(a->suite)) {
+		guac_err("unknown suite '%s' (core, dev, hwrng, nonce, kpath, small, parallel or all)",
+			 a->suite);
+		return GUAC_EXIT_ERROR;
+	}
+	return GUAC_EXIT_OK;
+}
+
+/* @a's suite (one of bench_suites[], or all of them), then the results as asked. */
+static int bench_run_suites(const struct bench_config *cfg, const struct guac_bench_args *a)
+{
+	struct bench_results res = { 0 };
+	bool ok = true;
+	size_t i;
+
+	bench_show_progress = isatty(STDERR_FILENO);
+	for (i = 0; i < BENCH_NR_SUITES; i++)
+		if (!strcmp(a->suite, "all") || !strcmp(a->suite, bench_suites[i].name))
+			bench_suites[i].run(&res, cfg, a);
+	if (bench_show_progress)
+		fputs("\r\033[K", stderr);
+
+	if (a->json)
+		bench_print_json(&res, cfg);
+	else if (a->csv)
+		bench_print_csv(&res);
+	else
+		bench_print_table(&res, cfg);
+	if (a->plot)
+		ok = bench_plot(&res, a->plot);
+	free(res.v);
+	return ok ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
+}
+
+int guac_bench_run(const struct guac_bench_args *a)
+{
+	/* The harness's configuration, on copies of the lists (it takes them writable). */
+	size_t sizes[BENCH_MAX_LIST];
+	unsigned int threads[BENCH_MAX_LIST];
+	const struct bench_config cfg = {
+		.seconds = a->seconds, .trials = a->trials,
+		.sizes = memcpy(sizes, a->sizes, sizeof(sizes)), .nsizes = a->nsizes,
+		.threads = memcpy(threads, a->threads, sizeof(threads)), .nthreads = a->nthreads,
+	};
+	int impl = a->impl >= 0 ? a->impl : (int)guac_impl_best();
+
+	if (!strcmp(a->suite, "small"))
+		return bench_small_run(&cfg, sizes, cfg.nsizes, impl, a->format);
+	if (!strcmp(a->suite, "parallel"))
+		return bench_parallel_run(&cfg, sizes, cfg.nsizes, impl, a->format);
+	return bench_run_suites(&cfg, a);
+}
+
+int guac_cmd_bench(int argc, char **argv)
+{
+	struct guac_bench_args *a = calloc(1, sizeof(*a));
+	int ret;
+
+	if (!a) {
+		guac_err("out of memory");
+		return GUAC_EXIT_ERROR;
+	}
+	ret = guac_bench_parse(argc, argv, a);
+	if (ret == GUAC_EXIT_OK)
+		ret = guac_bench_plan(a);
+	if (ret == GUAC_EXIT_OK)
+		ret = guac_bench_run(a);
+	free(a);
+	return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
 }

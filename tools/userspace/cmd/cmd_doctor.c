@@ -510,16 +510,16 @@ static bool doctor_opt_root(const struct guac_option *opt, const char *arg)
 	return true;
 }
 
-int guac_cmd_doctor(int argc, char **argv)
+/* Check, tell and judge, as @argc/@argv ask, into @d (zeroed by the caller). */
+static int doctor_run(struct doc *d, int argc, char **argv)
 {
-	static struct doc d;
 	const struct guac_option opts[] = {
-		GUAC_OPT_CALLBACK(0, "module", &d, "FILE", "check FILE instead of the installed module",
+		GUAC_OPT_CALLBACK(0, "module", d, "FILE", "check FILE instead of the installed module",
 				  doctor_opt_module),
-		GUAC_OPT_CALLBACK(0, "kernel", &d, "RELEASE",
+		GUAC_OPT_CALLBACK(0, "kernel", d, "RELEASE",
 				  "the kernel to check for (default: the running one)",
 				  doctor_opt_kernel),
-		GUAC_OPT_CALLBACK(0, "root", &d, "DIR",
+		GUAC_OPT_CALLBACK(0, "root", d, "DIR",
 				  "read /sys, /proc, /lib, /etc and /var under DIR, and the keyrings' "
 				  "contents (keyctl read) from DIR/keyctl/SERIAL (a test's fake system)",
 				  doctor_opt_root),
@@ -531,8 +531,7 @@ int guac_cmd_doctor(int argc, char **argv)
 	char full[8400];
 	int n, err, status;
 
-	memset(&d, 0, sizeof(d));
-	d.root = "";
+	d->root = "";
 	n = guac_parse_options(argc, argv, opts, &doctor_usage, 0);
 	if (n < 0)
 		return guac_parse_exit(n);
@@ -540,42 +539,57 @@ int guac_cmd_doctor(int argc, char **argv)
 		guac_err("unexpected argument '%s' (try 'guac doctor --help')", argv[0]);
 		return GUAC_EXIT_ERROR;
 	}
-	if (!d.release[0]) {
+	if (!d->release[0]) {
 		if (uname(&u)) {
 			guac_err("uname: %s", strerror(errno));
 			return GUAC_EXIT_ERROR;
 		}
-		snprintf(d.release, sizeof(d.release), "%s", u.release);
+		snprintf(d->release, sizeof(d->release), "%s", u.release);
 	}
-	if (d.module_given && access(d.module, R_OK)) {
-		guac_err("--module: cannot read '%s': %s", d.module, strerror(errno));
+	if (d->module_given && access(d->module, R_OK)) {
+		guac_err("--module: cannot read '%s': %s", d->module, strerror(errno));
 		return GUAC_EXIT_ERROR;
 	}
-	doc_find_cert(&d);
-	doc_path(&d, full, sizeof(full), d.cert_path);
-	err = doc_cert_read(full, &d.cert);
-	d.cert_state = !err ? 1 : err == -ENOENT ? 0 : -1;
-	if (d.module_given)
-		d.module_found = 1;
+	doc_find_cert(d);
+	doc_path(d, full, sizeof(full), d->cert_path);
+	err = doc_cert_read(full, &d->cert);
+	d->cert_state = !err ? 1 : err == -ENOENT ? 0 : -1;
+	if (d->module_given)
+		d->module_found = 1;
 	else
-		doc_find_module(&d);
-	if (d.module_found) {
-		if (d.module_given)
-			snprintf(full, sizeof(full), "%s", d.module);
+		doc_find_module(d);
+	if (d->module_found) {
+		if (d->module_given)
+			snprintf(full, sizeof(full), "%s", d->module);
 		else
-			doc_path(&d, full, sizeof(full), d.module);
-		d.module_read = !doc_module_check(full, d.release, &d.cert, &d.mod);
+			doc_path(d, full, sizeof(full), d->module);
+		d->module_read = !doc_module_check(full, d->release, &d->cert, &d->mod);
 	}
-	d.loaded = doc_exists(&d, "/sys/module/guacrng");
-	if (d.loaded)
-		doc_read_line(&d, "/sys/module/guacrng/taint", d.taint, sizeof(d.taint));
-	doc_keys_find(d.root, d.cert_state == 1 ? d.cert.keyid : NULL, &d.keys);
-	doc_efi_read(d.root, &d.cert, &d.efi);
-	doc_enforcement(&d);
-	doc_kernel_answer(&d.mod, &d.keys, d.release, d.sig_enforce, d.locked_down, &d.answer);
+	d->loaded = doc_exists(d, "/sys/module/guacrng");
+	if (d->loaded)
+		doc_read_line(d, "/sys/module/guacrng/taint", d->taint, sizeof(d->taint));
+	doc_keys_find(d->root, d->cert_state == 1 ? d->cert.keyid : NULL, &d->keys);
+	doc_efi_read(d->root, &d->cert, &d->efi);
+	doc_enforcement(d);
+	doc_kernel_answer(&d->mod, &d->keys, d->release, d->sig_enforce, d->locked_down,
+			  &d->answer);
 
-	doc_print(&d);
-	status = doc_verdict(&d);
-	doc_cert_free(&d.cert);
+	doc_print(d);
+	status = doc_verdict(d);
+	doc_cert_free(&d->cert);
+	return status;
+}
+
+int guac_cmd_doctor(int argc, char **argv)
+{
+	struct doc *d = calloc(1, sizeof(*d));	/* large: not on the stack */
+	int status;
+
+	if (!d) {
+		guac_err("out of memory");
+		return GUAC_EXIT_ERROR;
+	}
+	status = doctor_run(d, argc, argv);
+	free(d);
 	return status;
 }

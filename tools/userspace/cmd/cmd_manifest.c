@@ -36,42 +36,54 @@ static const struct guac_usage manifest_usage = {
 		"incomplete or different fills), 2 a usage error or an invalid manifest.\n",
 };
 
-static int manifest_show(const char *path)
+/* The manifest @m, loaded from @path: its summary line, then its fields. */
+static void manifest_print(const char *path, const struct guac_manifest *m)
 {
-	static struct guac_manifest m;
 	uint64_t done, verified = 0;
 	char human[32], check[192];
 	unsigned int i;
 
-	if (!guac_manifest_load(path, &m))
-		return GUAC_EXIT_ERROR;
-	done = guac_manifest_done(&m);
-	for (i = 0; i < m.nranges; i++)
-		verified += m.range[i].verified;
-	guac_fmt_bytes(human, sizeof(human), (double)m.length);
+	done = guac_manifest_done(m);
+	for (i = 0; i < m->nranges; i++)
+		verified += m->range[i].verified;
+	guac_fmt_bytes(human, sizeof(human), (double)m->length);
 	/*
 	 * "Verified" would read as "matched": say how many bytes the check
 	 * compared and what it found in them (issue 36, U10).
 	 */
-	if (!m.have_verify)
+	if (!m->have_verify)
 		snprintf(check, sizeof(check), "never checked");
-	else if (m.verify_bad_sectors || m.verify_unreadable_sectors)
+	else if (m->verify_bad_sectors || m->verify_unreadable_sectors)
 		snprintf(check, sizeof(check), "%" PRIu64 " checked (%s), %" PRIu64 " bad and %"
 			 PRIu64 " unreadable %u-byte sectors found", verified,
-			 guac_fill_status_name(m.verify_status),
-			 m.verify_bad_sectors, m.verify_unreadable_sectors, m.sector_size);
+			 guac_fill_status_name(m->verify_status),
+			 m->verify_bad_sectors, m->verify_unreadable_sectors, m->sector_size);
 	else
 		snprintf(check, sizeof(check), "%" PRIu64 " checked (%s), all matching", verified,
-			 guac_fill_status_name(m.verify_status));
+			 guac_fill_status_name(m->verify_status));
 	printf("# %s: %s fill of %" PRIu64 " bytes (%s) of '%s' at device byte %" PRIu64
 	       ", stream offset %" PRIu64 ", origin %" PRIu64 "; shard %u/%u, %" PRIu64
 	       " of %" PRIu64 " bytes done, %s; %u earlier fill%s\n",
-	       path, guac_fill_status_name(m.status), m.length, human, m.target_path,
-	       m.device_offset, m.stream_offset,
-	       m.origin, m.shard_index, m.shard_count, done, guac_manifest_ranges_length(&m),
-	       check, m.nhistory, m.nhistory == 1 ? "" : "s");
-	guac_manifest_print(stdout, &m);
-	return GUAC_EXIT_OK;
+	       path, guac_fill_status_name(m->status), m->length, human, m->target_path,
+	       m->device_offset, m->stream_offset,
+	       m->origin, m->shard_index, m->shard_count, done, guac_manifest_ranges_length(m),
+	       check, m->nhistory, m->nhistory == 1 ? "" : "s");
+	guac_manifest_print(stdout, m);
+}
+
+static int manifest_show(const char *path)
+{
+	struct guac_manifest *m = calloc(1, sizeof(*m));	/* large: not on the stack */
+	int ret = GUAC_EXIT_ERROR;
+
+	if (!m)
+		guac_err("out of memory");
+	else if (guac_manifest_load(path, m)) {
+		manifest_print(path, m);
+		ret = GUAC_EXIT_OK;
+	}
+	free(m);
+	return ret;
 }
 
 /* The name merge's messages give field @f of a fill. */
@@ -155,17 +167,22 @@ static int manifest_merge_refused(const char *out, char **parts,
 
 static int manifest_merge(const char *out, int nparts, char **parts)
 {
-	static struct guac_manifest whole;
+	struct guac_manifest *whole = calloc(1, sizeof(*whole));	/* large: not on the stack */
 	struct guac_merge_refused r;
+	int ret = GUAC_EXIT_ERROR;
 
-	if (!guac_manifest_merge(out, nparts, parts, &whole, &r))
-		return manifest_merge_refused(out, parts, &r);
-	if (!guac_manifest_save(out, &whole))
-		return GUAC_EXIT_ERROR;
-	printf("merged %d parts into '%s': %" PRIu64 " bytes at device byte %" PRIu64
-	       " in %u ranges, complete\n", nparts, out, whole.length, whole.device_offset,
-	       whole.nranges);
-	return GUAC_EXIT_OK;
+	if (!whole)
+		guac_err("out of memory");
+	else if (!guac_manifest_merge(out, nparts, parts, whole, &r))
+		ret = manifest_merge_refused(out, parts, &r);
+	else if (guac_manifest_save(out, whole)) {
+		printf("merged %d parts into '%s': %" PRIu64 " bytes at device byte %" PRIu64
+		       " in %u ranges, complete\n", nparts, out, whole->length,
+		       whole->device_offset, whole->nranges);
+		ret = GUAC_EXIT_OK;
+	}
+	free(whole);
+	return ret;
 }
 
 int guac_manifest_cmd_parse(int argc, char **argv, struct guac_manifest_args *a)

@@ -119,30 +119,34 @@ static bool report_svg(const struct guac_fleet *f, const char *svg)
 
 int guac_report_run(const struct guac_report_args *a)
 {
-	static struct guac_fleet fleet;
+	struct guac_fleet *fleet = calloc(1, sizeof(*fleet));
 	unsigned int notok;
 	int ret;
 
-	fleet.run = a->run;
-	fleet.whole = a->whole;
-	ret = report_gather(&fleet, a, &notok);
-	if (ret != GUAC_EXIT_OK) {
-		guac_fleet_free(&fleet);
-		return ret;
+	if (!fleet) {
+		guac_err("out of memory");
+		return GUAC_EXIT_ERROR;
 	}
+	fleet->run = a->run;
+	fleet->whole = a->whole;
+	ret = report_gather(fleet, a, &notok);
+	if (ret != GUAC_EXIT_OK)
+		goto out;
 	if (a->json)
-		guac_fleet_json(stdout, &fleet);
+		guac_fleet_json(stdout, fleet);
 	else
-		guac_fleet_table(stdout, &fleet);
-	if (a->svg && !report_svg(&fleet, a->svg))
+		guac_fleet_table(stdout, fleet);
+	if (a->svg && !report_svg(fleet, a->svg))
 		ret = GUAC_EXIT_ERROR;
 	if (fflush(stdout)) {
 		guac_err("cannot write the report: %s", strerror(errno));
 		ret = GUAC_EXIT_ERROR;
 	}
-	if (ret == GUAC_EXIT_OK && (notok || !fleet.n))
+	if (ret == GUAC_EXIT_OK && (notok || !fleet->n))
 		ret = GUAC_EXIT_FAIL;
-	guac_fleet_free(&fleet);
+out:
+	guac_fleet_free(fleet);
+	free(fleet);
 	return ret;
 }
 

@@ -257,22 +257,19 @@ static void fleet_row_verdict(struct guac_fleet_disk *d, const struct guac_manif
 	}
 }
 
-static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
+/* The row @d of the manifest at @path, loaded into @m (large: the caller's, on the heap). */
+static bool fleet_add_loaded(struct guac_fleet *f, struct guac_fleet_disk *d, const char *path,
+			     struct guac_manifest *m)
 {
-	static struct guac_manifest m;
-	struct guac_fleet_disk *d = fleet_new(f);
-
-	if (!d)
-		return false;
 	if (!fleet_set(&d->source, path))
 		return false;
-	if (!fleet_load(path, &m, d->reason, sizeof(d->reason))) {
+	if (!fleet_load(path, m, d->reason, sizeof(d->reason))) {
 		d->state = "INVALID";
 		return fleet_set(&d->target, path);
 	}
-	if (!fleet_row_of(d, &m))
+	if (!fleet_row_of(d, m))
 		return false;
-	if (f->run && strcmp(m.run, f->run)) {
+	if (f->run && strcmp(m->run, f->run)) {
 		/*
 		 * Last week's manifest speaks for last week: this run has none of the
 		 * disk. Its places stay known: a later fill of another run over this
@@ -281,15 +278,33 @@ static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
 		d->other_run = true;
 		d->state = "MISSING";
 		snprintf(d->reason, sizeof(d->reason), "no manifest of run %.127s: '%.400s' is %s%.127s "
-			 "(%s %s, status %s)", f->run, path, m.run[0] ? "of run " : "of no run",
-			 m.run, m.finished[0] ? "finished" : "started", d->when,
-			 guac_fill_status_name(m.status));
+			 "(%s %s, status %s)", f->run, path, m->run[0] ? "of run " : "of no run",
+			 m->run, m->finished[0] ? "finished" : "started", d->when,
+			 guac_fill_status_name(m->status));
 		return true;
 	}
-	if (!fleet_row_check(d, &m))
+	if (!fleet_row_check(d, m))
 		return false;
-	fleet_row_verdict(d, &m, path);
+	fleet_row_verdict(d, m, path);
 	return true;
+}
+
+static bool fleet_add_manifest(struct guac_fleet *f, const char *path)
+{
+	struct guac_fleet_disk *d = fleet_new(f);
+	struct guac_manifest *m;
+	bool ok;
+
+	if (!d)
+		return false;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		guac_err("out of memory");
+		return false;
+	}
+	ok = fleet_add_loaded(f, d, path, m);
+	free(m);
+	return ok;
 }
 
 static int fleet_name_cmp(const void *a, const void *b)

@@ -76,6 +76,7 @@ void guac_blocks(enum guac_impl impl, u8 *out, u64 block, size_t nblocks)
 	}
 }
 
+#ifndef __KERNEL__	/* heads: guac verify's diagnosis only (core.h) */
 static void guac_head_steps(enum guac_impl impl, u64 *heads, u64 block,
 			    u64 stride, size_t nsteps)
 {
@@ -120,6 +121,7 @@ void guac_heads(enum guac_impl impl, u64 *heads, u64 block, u64 stride,
 		impl--;
 	}
 }
+#endif
 
 void guac_fill(enum guac_impl impl, u8 *out, u64 block, unsigned int skip,
 	       size_t len)

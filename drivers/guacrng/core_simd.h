@@ -141,10 +141,9 @@ static __always_inline guac_vec guac_rotl(guac_vec v, int n)
 /*
  * Heads keep 2 of 16 words and store nothing else, so the second group's
  * spills have no idle store ports to hide in: AVX-512, whose 32 registers
- * hold one group's state, runs one. So does the kernel, which has no caller
- * of heads: two groups of AVX2 take a 2.5 KB frame there (GCC 12).
+ * hold one group's state, runs one.
  */
-#if GUAC_LANES == 16 || defined(__KERNEL__)
+#if GUAC_LANES == 16
 #define GUAC_HEAD_GROUPS 1
 #else
 #define GUAC_HEAD_GROUPS GUAC_GROUPS
@@ -338,6 +337,7 @@ void GUAC_STEPS_FN(u8 *out, u64 block, size_t nsteps)
 		guac_step(out, block, 1);
 }
 
+#ifndef __KERNEL__	/* heads: guac verify's diagnosis only (core.h) */
 /*
  * Heads (core.h) of GUAC_LANES blocks @block + j * @stride, in @n groups (1
  * or GUAC_HEAD_GROUPS). A head is output words 0 and 1, state words 4 and 9,
@@ -386,3 +386,4 @@ void GUAC_HEAD_STEPS_FN(u64 *heads, u64 block, u64 stride, size_t nsteps)
 	if (nsteps)
 		guac_head_step(heads, block, stride, 1);
 }
+#endif

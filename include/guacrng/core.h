@@ -66,10 +66,13 @@ void guac_fill(enum guac_impl impl, u8 *out, u64 block, unsigned int skip,
  * by it) at the cost of the rounds alone, without the 64 bytes' feed-forward
  * and transpose. Put the heads of the @n blocks @block + j * @stride (mod
  * 2^64), j < @n, in @heads. Steps and remainders as guac_blocks(); same FPU
- * and CPU rules.
+ * and CPU rules. Userspace only: the module has no caller, and its step
+ * objects stay free of the stack protector the heads' word arrays need.
  */
+#ifndef __KERNEL__
 void guac_heads(enum guac_impl impl, u64 *heads, u64 block, u64 stride,
 		size_t n);
+#endif
 
 /* Move a stream position (block, byte in block) forward by @n bytes. */
 static inline void guac_pos_advance(u64 *block, unsigned int *skip, size_t n)
@@ -82,17 +85,22 @@ static inline void guac_pos_advance(u64 *block, unsigned int *skip, size_t n)
 
 /* The per-implementation step functions; SIMD ones process whole steps. */
 void guac_blocks_generic(u8 *out, u64 block, size_t nblocks);
-void guac_heads_generic(u64 *heads, u64 block, u64 stride, size_t n);
 #if defined(__x86_64__)
 void guac_steps_sse2(u8 *out, u64 block, size_t nsteps);
 void guac_steps_avx2(u8 *out, u64 block, size_t nsteps);
 void guac_steps_avx512(u8 *out, u64 block, size_t nsteps);
+#elif defined(__aarch64__)
+void guac_steps_neon(u8 *out, u64 block, size_t nsteps);
+#endif
+#ifndef __KERNEL__
+void guac_heads_generic(u64 *heads, u64 block, u64 stride, size_t n);
+#if defined(__x86_64__)
 void guac_head_steps_sse2(u64 *heads, u64 block, u64 stride, size_t nsteps);
 void guac_head_steps_avx2(u64 *heads, u64 block, u64 stride, size_t nsteps);
 void guac_head_steps_avx512(u64 *heads, u64 block, u64 stride, size_t nsteps);
 #elif defined(__aarch64__)
-void guac_steps_neon(u8 *out, u64 block, size_t nsteps);
 void guac_head_steps_neon(u64 *heads, u64 block, u64 stride, size_t nsteps);
+#endif
 #endif
 
 #endif /* GUACRNG_CORE_H */

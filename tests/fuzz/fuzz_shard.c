@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The shard choice (storage/shard.c: guac_shard_choose) from --shard,
+ * The shard choice (cmd/shard_env.c: guac_shard_choose) from --shard,
  * --shards and the batch systems' variables, given as the command layer
  * reads them (cmd/shard_env.c): JOB_COMPLETION_INDEX with GUAC_SHARDS
  * (Kubernetes Indexed Jobs), SLURM_ARRAY_TASK_ID, _COUNT, _MIN and _STEP
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fuzz_common.h"
-#include "shard.h"
+#include "shard_env.h"
 
 static void fuzz_tiling(const struct guac_shard *s, uint64_t length, unsigned int sector)
 {
@@ -77,7 +77,7 @@ static void fuzz_fits(const struct guac_shard *s, uint64_t length, unsigned int 
 {
 	struct guac_shard k = *s;
 	uint64_t start, end;
-	bool fits = guac_shard_fits(s, length, sector, "fuzz");
+	bool fits = guac_shard_fits(s, length, sector);
 
 	k.index = s->count - 1;
 	guac_shard_range(&k, length, sector, &start, &end);

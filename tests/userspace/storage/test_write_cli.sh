@@ -156,6 +156,16 @@ check "a directory: exit 2" "[ \$? -eq 2 ] && grep -q directory '$tmp/e'"
 check "a new file without --length: exit 2, not created" "[ \$? -eq 2 ] && [ ! -e '$tmp/new' ]"
 "$GUAC" write --origin 0 --length 1M /dev/null >/dev/null 2>"$tmp/e"
 check "a character device: exit 2" "[ \$? -eq 2 ] && grep -q 'neither a regular file nor a block device' '$tmp/e'"
+# "-" is standard input: refused before any origin is drawn or file named "-" made.
+(cd "$tmp" && "$GUAC" write --length 4096 - >/dev/null 2>"$tmp/e")
+check "write - (standard input): exit 2, one message naming it, no file '-'" \
+	"[ \$? -eq 2 ] && [ \$(wc -l <'$tmp/e') -eq 1 ] && grep -q \"'-' is standard input\" '$tmp/e' && [ ! -e '$tmp/-' ]"
+"$GUAC" gen --length 4096 | "$GUAC" verify --direct --origin 0 --length 4096 - >/dev/null 2>"$tmp/e"
+check "verify --direct - : exit 2, naming O_DIRECT" \
+	"[ \$? -eq 2 ] && grep -q 'standard input cannot be read with --direct' '$tmp/e'"
+"$GUAC" verify --direct --origin 0 --length 4096 /dev/zero >/dev/null 2>"$tmp/e"
+check "verify --direct of a character device: exit 2, naming it" \
+	"[ \$? -eq 2 ] && grep -q \"'/dev/zero' is a pipe or character device\" '$tmp/e'"
 JOB_COMPLETION_INDEX=1 "$GUAC" write --origin 0 --length 1M "$tmp/victim" >/dev/null 2>"$tmp/e"
 check "JOB_COMPLETION_INDEX without a count: exit 2, target unchanged" \
 	"[ \$? -eq 2 ] && grep -q GUAC_SHARDS '$tmp/e' && [ \"\$(cksum <'$tmp/victim')\" = '$before' ]"

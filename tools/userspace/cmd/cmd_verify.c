@@ -343,7 +343,7 @@ int guac_verify_parse(int argc, char **argv, struct verify_options *o, struct ve
 	memset(o, 0, sizeof(*o));
 	o->req.impl = guac_impl_best();
 	o->req.jobs = guac_nr_cpus();
-	guac_progress_parse("auto", &o->progress.mode);
+	o->progress.mode = guac_progress_auto();
 	o->progress.interval = GUAC_PROGRESS_LOG_SECONDS;
 	n = verify_parse_table(o, argc, argv);
 	if (n < 0)
@@ -374,6 +374,10 @@ void guac_verify_say(const struct verify_run *run)
 		guac_err("the manifest is shard %u/%u of the fill; %s asks for %u/%u",
 			 (unsigned int)n[0], (unsigned int)n[1], r->text, (unsigned int)n[2],
 			 (unsigned int)n[3]);
+		break;
+	case VERIFY_TOO_MANY_SHARDS:
+		guac_shard_say_too_many(&run->req.shard, n[0], (unsigned int)n[1],
+					"refusing to verify");
 		break;
 	case VERIFY_SKIP_PAST_FILL:
 		guac_err("--skip %" PRIu64 " is past the end of the fill (%" PRIu64 " bytes)", n[0],
@@ -456,8 +460,10 @@ static bool verify_take_manifest_record(struct verify_run *run)
 /* SOURCE opened, with what it is and its stamp (which may wait out its time-stamp granularity). */
 static bool verify_open_source(struct verify_run *run)
 {
-	if (!guac_target_open(&run->target, run->path, false, run->req.direct, false))
+	if (!guac_target_open(&run->target, run->path, false, run->req.direct, false)) {
+		guac_target_say_refusal(&run->target);
 		return false;
+	}
 	guac_ident_of(&run->target, run->ident, sizeof(run->ident));
 	guac_ident_stamp(&run->target, run->manifest != NULL, run->stamp, sizeof(run->stamp));
 	if (run->target.fd == STDIN_FILENO && run->target.kind == GUAC_TARGET_FILE) {

@@ -476,7 +476,7 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 							.jobs = 1 },
 					    .progress_interval = GUAC_PROGRESS_LOG_SECONDS,
 					    .impl = guac_impl_best() } };
-	guac_progress_parse("auto", &a->fill.progress);
+	a->fill.progress = guac_progress_auto();
 	ret = write_parse_operands(a, write_parse_options(a, argc, argv), argv);
 	if (ret)
 		return ret;
@@ -528,6 +528,8 @@ static void write_say_range(const struct guac_fill *f, enum guac_fill_reason rea
 			 "takes any size", target, s, sh->seek, sh->length, sh->block_size);
 	else if (reason == GUAC_FILL_EMPTY)
 		guac_err("--length 0: nothing to write");
+	else if (reason == GUAC_FILL_TOO_MANY_SHARDS)
+		guac_shard_say_too_many(&f->o->shard, sh->length, s, "refusing to write");
 	else if (reason == GUAC_FILL_BLOCK_NOT_SECTORS)
 		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector size of '%s'",
 			 sh->block_size, s, target);
@@ -595,6 +597,8 @@ static void write_say_manifest(const struct guac_fill *f, enum guac_fill_reason 
 	else if (reason == GUAC_FILL_MANIFEST_DIR_UNWRITABLE)
 		guac_err("cannot write the manifest in '%s': %s", f->refusal.dir,
 			 strerror(f->refusal.error));
+	else if (reason == GUAC_FILL_TARGET_REFUSED)
+		guac_target_say_refusal(&f->t);
 	else if (reason == GUAC_FILL_TARGET_UNUSABLE)
 		write_target_usable(target, &f->probe);
 	else if (reason == GUAC_FILL_NOT_FILE_OR_DEVICE)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* The options guac write and guac verify share (io_options.h). */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "io_engine.h"
 #include "io_options.h"
@@ -46,10 +48,65 @@ bool guac_opt_jobs(const struct guac_option *opt, const char *arg)
 
 bool guac_opt_progress(const struct guac_option *opt, const char *arg)
 {
-	return guac_progress_parse(arg, opt->value);
+	enum guac_progress_mode *mode = opt->value;
+
+	if (!strcmp(arg, "auto"))
+		*mode = guac_progress_auto();
+	else if (!strcmp(arg, "tty"))
+		*mode = GUAC_PROGRESS_TTY;
+	else if (!strcmp(arg, "log"))
+		*mode = GUAC_PROGRESS_LOG;
+	else if (!strcmp(arg, "none"))
+		*mode = GUAC_PROGRESS_NONE;
+	else {
+		guac_err("invalid --progress '%s': expected auto, tty, log or none", arg);
+		return false;
+	}
+	return true;
 }
 
 bool guac_opt_progress_interval(const struct guac_option *opt, const char *arg)
 {
-	return guac_progress_parse_interval(arg, opt->value);
+	double *seconds = opt->value;
+	char *end;
+
+	errno = 0;
+	*seconds = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*seconds > 0 && *seconds <= 86400)) {
+		guac_err("invalid --progress-interval '%s': expected seconds, above 0 and at "
+			 "most 86400", arg);
+		return false;
+	}
+	return true;
+}
+
+void guac_target_say_refusal(const struct guac_target *t)
+{
+	switch (t->refused) {
+	case GUAC_TARGET_SAID:
+		break;
+	case GUAC_TARGET_STDIN_READ_ONLY:
+		guac_err("'-' is standard input, which can only be read: name a file or block "
+			 "device to write (./- for a file named '-')");
+		break;
+	case GUAC_TARGET_STDIN_NOT_DIRECT:
+		guac_err("standard input cannot be read with --direct (O_DIRECT)");
+		break;
+	case GUAC_TARGET_DIRECT_IMPOSSIBLE:
+		guac_err("'%s' is a pipe or character device: O_DIRECT (--direct) is "
+			 "impossible there", t->path);
+		break;
+	case GUAC_TARGET_DIRECT_UNSUPPORTED:
+		guac_err("'%s' does not support O_DIRECT (its file system, e.g. ramfs, or tmpfs "
+			 "before Linux 6.6, has no direct I/O): refusing to go through the page "
+			 "cache instead; use --buffered to accept cached I/O", t->path);
+		break;
+	case GUAC_TARGET_DIRECT_NOT_DONE:
+		guac_err("'%s' accepts O_DIRECT but its file system does not do direct I/O on it "
+			 "(statx reports no direct I/O alignment: ext4 mounted data=journal, for "
+			 "one, goes through the page cache instead): refusing --direct; use "
+			 "--buffered to accept cached I/O, or a file system that does direct I/O",
+			 t->path);
+		break;
+	}
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include "parse_options.h"
+#include "target.h"
 
 /* --direct or --buffered (by the option's name), into an enum guac_direct; once. */
 bool guac_opt_direct(const struct guac_option *opt, const char *arg);
@@ -20,6 +21,9 @@ bool guac_opt_jobs(const struct guac_option *opt, const char *arg);
 bool guac_opt_progress(const struct guac_option *opt, const char *arg);
 /* --progress-interval: a double, seconds. */
 bool guac_opt_progress_interval(const struct guac_option *opt, const char *arg);
+
+/* Why guac_target_open() refused @t, in the options' words (none when it said so itself). */
+void guac_target_say_refusal(const struct guac_target *t);
 
 #define GUAC_OPT_CALLBACK_GIVEN(s, l, ctx, a, h, cb, g) \
 	{ GUAC_OPT_CALLBACK, (s), (l), (ctx), (a), (h), (cb), (g) }

@@ -133,6 +133,13 @@ static enum guac_fill_reason fill_plan_probe(struct guac_fill *f)
 	struct guac_target *t = &f->t;
 	struct stat st;
 
+	/* guac write - means no file named "-": standard input, which is only read. */
+	if (!strcmp(path, "-")) {
+		memset(t, 0, sizeof(*t));
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		t->refused = GUAC_TARGET_STDIN_READ_ONLY;
+		return fill_refuse(f, GUAC_FILL_TARGET_REFUSED);
+	}
 	guac_probe_target(path, &f->probe);
 	if (f->probe.no_such_device || f->probe.pseudo_file || f->probe.readonly)
 		return fill_refuse(f, GUAC_FILL_TARGET_UNUSABLE);
@@ -173,8 +180,8 @@ static enum guac_fill_reason fill_plan_range(struct guac_fill *f)
 	if (!sh->length)
 		return fill_refuse(f, GUAC_FILL_EMPTY);
 	/* Every shard has a sector at least: no shard count beyond the sectors. */
-	if (!guac_shard_fits(&f->o->shard, sh->length, t->sector, "refusing to write"))
-		return fill_refuse(f, GUAC_FILL_REFUSED_SAID);
+	if (!guac_shard_fits(&f->o->shard, sh->length, t->sector))
+		return fill_refuse(f, GUAC_FILL_TOO_MANY_SHARDS);
 	guac_shard_range(&f->o->shard, sh->length, t->sector, &f->shard_start, &f->shard_end);
 	/* The manifest records whole sectors; O_DIRECT and verify's reads need them too. */
 	if (sh->block_size % t->sector)
@@ -747,7 +754,7 @@ enum guac_fill_reason guac_fill_run(struct guac_fill *f)
 
 	f->existed = !stat(o->target, &st);
 	if (!guac_target_open(&f->t, o->target, true, f->direct, o->sync))
-		return fill_refuse(f, GUAC_FILL_REFUSED_SAID);
+		return fill_refuse(f, GUAC_FILL_TARGET_REFUSED);
 	r = fill_claim(f);
 	if (r)
 		goto close;

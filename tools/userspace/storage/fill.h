@@ -81,11 +81,13 @@ enum guac_fill_reason {
 	GUAC_FILL_MANIFEST_INVALID,	/* the manifest exists and does not parse */
 	GUAC_FILL_TARGET_UNUSABLE,	/* probe: no such device, a file in /dev, read-only */
 	GUAC_FILL_NOT_FILE_OR_DEVICE,
+	GUAC_FILL_TARGET_REFUSED,	/* the open: f->t.refused says why */
 	GUAC_FILL_NOTHING_AFTER_SEEK,	/* no length, and the target ends before seek */
 	GUAC_FILL_RANGE_OVERFLOWS,	/* seek + length past 2^64 */
 	GUAC_FILL_PAST_DEVICE_END,
 	GUAC_FILL_NOT_WHOLE_SECTORS,	/* O_DIRECT: seek, length and block size */
 	GUAC_FILL_EMPTY,		/* length 0 */
+	GUAC_FILL_TOO_MANY_SHARDS,	/* more shards than the length's sectors */
 	GUAC_FILL_BLOCK_NOT_SECTORS,	/* block size not whole sectors */
 	GUAC_FILL_BUFFERS_EXCEED_MEMORY,
 	GUAC_FILL_PAST_LARGEST_OFFSET,	/* 2^63-1 */

@@ -642,35 +642,9 @@ uint64_t guac_io_done(const struct guac_io *io)
 	return sum;
 }
 
-bool guac_progress_parse(const char *name, enum guac_progress_mode *mode)
+enum guac_progress_mode guac_progress_auto(void)
 {
-	if (!strcmp(name, "auto"))
-		*mode = isatty(STDERR_FILENO) ? GUAC_PROGRESS_TTY : GUAC_PROGRESS_LOG;
-	else if (!strcmp(name, "tty"))
-		*mode = GUAC_PROGRESS_TTY;
-	else if (!strcmp(name, "log"))
-		*mode = GUAC_PROGRESS_LOG;
-	else if (!strcmp(name, "none"))
-		*mode = GUAC_PROGRESS_NONE;
-	else {
-		guac_err("invalid --progress '%s': expected auto, tty, log or none", name);
-		return false;
-	}
-	return true;
-}
-
-bool guac_progress_parse_interval(const char *text, double *seconds)
-{
-	char *end;
-
-	errno = 0;
-	*seconds = strtod(text, &end);
-	if (errno || end == text || *end || !(*seconds > 0 && *seconds <= 86400)) {
-		guac_err("invalid --progress-interval '%s': expected seconds, above 0 and at "
-			 "most 86400", text);
-		return false;
-	}
-	return true;
+	return isatty(STDERR_FILENO) ? GUAC_PROGRESS_TTY : GUAC_PROGRESS_LOG;
 }
 
 /*

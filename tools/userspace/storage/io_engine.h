@@ -12,13 +12,12 @@
  * a check it reads the block ahead of the comparison. consume, unreadable and
  * the sector-by-sector retry of a failed read stay on the job's thread, in
  * position order, one block after another, so the hooks see what they would
- * see with one thread. Two buffers a job. GUAC_IO_PIPELINE=0 in the
- * environment turns this off (one thread a job), for comparisons.
+ * see with one thread. Two buffers a job.
  *
  * A check that gives a check hook (verify) runs each job as twins instead:
  * two threads that each read and check whole blocks of their own, at once,
  * and end them in position order, so the hooks still see one block after
- * another (io_engine.c). GUAC_IO_TWINS=0 keeps the reader thread instead.
+ * another (io_engine.c).
  *
  * Positions: "device offsets" are byte positions in the target; a run covers
  * [base, base + length) of it. Jobs are handed positions relative to @base.
@@ -49,7 +48,7 @@ extern struct guac_io_ops guac_io_sys;
 struct guac_io;
 
 /*
- * Progress on standard error (--progress): none; a line redrawn in place
+ * Progress on standard error: none; a line redrawn in place
  * twice a second (a terminal); or whole lines, every @interval seconds, for
  * a log that is read later (a batch job's output file).
  */
@@ -84,11 +83,8 @@ struct guac_progress {
 	unsigned long lines;		/* log lines printed */
 };
 
-/* "auto", "tty", "log" or "none" (auto: tty on a terminal, else log); false after a message. */
-bool guac_progress_parse(const char *name, enum guac_progress_mode *mode);
-
-/* --progress-interval SECONDS: above 0, at most a day; false after a message. */
-bool guac_progress_parse_interval(const char *text, double *seconds);
+/* Progress's default: a line redrawn in place on a terminal, else log lines. */
+enum guac_progress_mode guac_progress_auto(void);
 
 /* The last log line ("ended"), when the command printed any: short runs stay quiet. */
 void guac_progress_finish(struct guac_progress *p);

@@ -178,8 +178,8 @@ static bool guac_target_direct_works(int fd)
  * not); the flags that follow from it are added to @flags. Decided before
  * opening for real, so nothing is created or written in vain.
  */
-static bool guac_target_stat(const char *path, bool write, enum guac_direct direct,
-			     struct stat *st, int *flags)
+static bool guac_target_stat(struct guac_target *t, const char *path, bool write,
+			     enum guac_direct direct, struct stat *st, int *flags)
 {
 	if (stat(path, st)) {
 		if (errno != ENOENT || !write) {
@@ -199,8 +199,7 @@ static bool guac_target_stat(const char *path, bool write, enum guac_direct dire
 			return false;
 		}
 		if (direct == GUAC_DIRECT_ON) {
-			guac_err("'%s' is a pipe or character device: O_DIRECT (--direct) is "
-				 "impossible there", path);
+			t->refused = GUAC_TARGET_DIRECT_IMPOSSIBLE;
 			return false;
 		}
 	}
@@ -221,13 +220,13 @@ bool guac_target_open(struct guac_target *t, const char *path, bool write,
 	t->writable = write;
 	if (!strcmp(path, "-")) {
 		if (write || direct == GUAC_DIRECT_ON) {
-			guac_err("standard input can only be read, and not with --direct");
+			t->refused = write ? GUAC_TARGET_STDIN_READ_ONLY : GUAC_TARGET_STDIN_NOT_DIRECT;
 			return false;
 		}
 		t->fd = STDIN_FILENO;
 		return guac_target_describe(t);
 	}
-	if (!guac_target_stat(path, write, direct, &st, &flags))
+	if (!guac_target_stat(t, path, write, direct, &st, &flags))
 		return false;
 	t->direct = direct == GUAC_DIRECT_ON ||
 		    (direct == GUAC_DIRECT_DEFAULT && S_ISBLK(st.st_mode));
@@ -240,9 +239,7 @@ bool guac_target_open(struct guac_target *t, const char *path, bool write,
 		/* Linux creates the file before it checks O_DIRECT: undo that. */
 		if (flags & O_CREAT)
 			unlink(path);
-		guac_err("'%s' does not support O_DIRECT (its file system, e.g. ramfs, or "
-			 "tmpfs before Linux 6.6, has no direct I/O): refusing to go through the page cache instead; "
-			 "use --buffered to accept cached I/O", path);
+		t->refused = GUAC_TARGET_DIRECT_UNSUPPORTED;
 		return false;
 	}
 	if (t->fd < 0 && !t->direct && errno == EINVAL) {
@@ -259,11 +256,7 @@ bool guac_target_open(struct guac_target *t, const char *path, bool write,
 		t->fd = -1;
 		if (flags & O_CREAT)
 			unlink(path);
-		guac_err("'%s' accepts O_DIRECT but its file system does not do direct I/O on it "
-			 "(statx reports no direct I/O alignment: ext4 mounted data=journal, for "
-			 "one, goes through the page cache instead): refusing --direct; use "
-			 "--buffered to accept cached I/O, or a file system that does direct I/O",
-			 path);
+		t->refused = GUAC_TARGET_DIRECT_NOT_DONE;
 		return false;
 	}
 	if (!guac_target_describe(t)) {

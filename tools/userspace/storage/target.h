@@ -19,8 +19,22 @@ enum guac_target_kind { GUAC_TARGET_FILE, GUAC_TARGET_BLOCK, GUAC_TARGET_STREAM 
 /* Direct I/O choice: default (direct for block devices only), forced on or off. */
 enum guac_direct { GUAC_DIRECT_DEFAULT, GUAC_DIRECT_ON, GUAC_DIRECT_OFF };
 
+/*
+ * Why guac_target_open() refused, where the command's options explain it and
+ * the command words it (cmd/io_options.c); the others are said at once.
+ */
+enum guac_target_refusal {
+	GUAC_TARGET_SAID,		/* a message named the problem already */
+	GUAC_TARGET_STDIN_READ_ONLY,	/* "-" (standard input) to write */
+	GUAC_TARGET_STDIN_NOT_DIRECT,	/* "-" to read with O_DIRECT */
+	GUAC_TARGET_DIRECT_IMPOSSIBLE,	/* O_DIRECT asked on a pipe or character device */
+	GUAC_TARGET_DIRECT_UNSUPPORTED,	/* the file system refuses O_DIRECT (EINVAL) */
+	GUAC_TARGET_DIRECT_NOT_DONE,	/* accepted, but statx says no direct I/O is done */
+};
+
 struct guac_target {
 	char path[4096];
+	enum guac_target_refusal refused;	/* after guac_target_open() failed */
 	int fd;
 	enum guac_target_kind kind;
 	bool direct;			/* opened with O_DIRECT */
@@ -39,9 +53,10 @@ struct guac_target {
 /*
  * Open @path for reading or writing. Writing never creates or truncates a
  * block device; a regular file is created if missing (never truncated).
- * @sync adds O_DSYNC. Returns false after a message naming the problem; in
- * particular, a forced --direct on a file system without O_DIRECT support
- * (tmpfs) is refused, never silently done through the page cache.
+ * @sync adds O_DSYNC. Returns false when it cannot, after a message naming
+ * the problem or with @t->refused saying why; in particular, direct I/O
+ * forced on a file system without it (tmpfs) is refused, never silently done
+ * through the page cache.
  */
 bool guac_target_open(struct guac_target *t, const char *path, bool write,
 		      enum guac_direct direct, bool sync);

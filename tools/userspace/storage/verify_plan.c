@@ -167,8 +167,9 @@ static bool verify_manifest_range(struct verify_run *run, uint64_t *lo, uint64_t
 	}
 	if (shard->count > 1 && m->shard_count == 1) {
 		/* Exactly the part guac write writes of a shard (shard.c, the fill's sectors). */
-		if (!guac_shard_fits(shard, m->length, m->sector_size, "refusing to verify"))
-			return verify_refuse(run, VERIFY_ALREADY_SAID, 0, 0, 0, 0, 0, 0);
+		if (!guac_shard_fits(shard, m->length, m->sector_size))
+			return verify_refuse(run, VERIFY_TOO_MANY_SHARDS, m->length,
+					     m->sector_size, 0, 0, 0, 0);
 		guac_shard_range(shard, m->length, m->sector_size, lo, hi);
 		run->subrange = true;
 	}
@@ -280,9 +281,9 @@ bool verify_plan_plain(struct verify_run *run)
 		/* Like guac write of a shard of a length L: part K of the L bytes. */
 		uint64_t a, b;
 
-		if (!guac_shard_fits(&run->req.shard, run->length, run->target.sector,
-				     "refusing to verify"))
-			return verify_refuse(run, VERIFY_ALREADY_SAID, 0, 0, 0, 0, 0, 0);
+		if (!guac_shard_fits(&run->req.shard, run->length, run->target.sector))
+			return verify_refuse(run, VERIFY_TOO_MANY_SHARDS, run->length,
+					     run->target.sector, 0, 0, 0, 0);
 		guac_shard_range(&run->req.shard, run->length, run->target.sector, &a, &b);
 		run->seg[0] = (struct verify_segment){ start + a, b - a, guac_spos_add(data, a), 0,
 						       -1 };

@@ -113,6 +113,7 @@ enum verify_reason_kind {
 	VERIFY_ALREADY_SAID,		/* a lower layer printed the message */
 	VERIFY_OUT_OF_MEMORY,
 	VERIFY_OTHER_SHARD,		/* n: the manifest's shard index, count; the asked ones */
+	VERIFY_TOO_MANY_SHARDS,		/* n: the length to split, its sector */
 	VERIFY_SKIP_PAST_FILL,		/* n: the start asked, the fill's length */
 	VERIFY_RANGE_PAST_FILL,		/* n: the fill's length */
 	VERIFY_RANGE_OUTSIDE_PART,	/* n: first, last byte asked; shard index, count; part's */

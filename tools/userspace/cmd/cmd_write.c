@@ -662,6 +662,44 @@ static void write_say_claim(const struct guac_fill *f, enum guac_fill_reason rea
 			 "its shard (edited?); nothing written", manifest);
 }
 
+/* Why the fill has no origin: the options that would give it one. */
+static void write_say_origin(const struct guac_fill *f)
+{
+	const struct guac_fill_refusal *r = &f->refusal;
+	const struct guac_origin_clash *c = &r->clash;
+	const struct guac_shard *shard = &f->o->shard;
+
+	switch (r->origin) {
+	case GUAC_ORIGIN_CHOSEN:
+		break;
+	case GUAC_ORIGIN_NO_RANDOMNESS:
+		guac_err("cannot draw a fresh origin (getrandom: %s): give --origin",
+			 strerror(c->err));
+		break;
+	case GUAC_ORIGIN_NONE_FREE:
+		guac_err("cannot draw an origin %" PRIu64 " blocks from every fill the manifest "
+			 "records: give --origin", r->need);
+		break;
+	case GUAC_ORIGIN_SHARD_NEEDS_ONE:
+		guac_err("a sharded fill (shard %u/%u) needs --origin: every part must write the "
+			 "same stream, and a fresh origin drawn by each part would differ; draw one "
+			 "for the whole fill (od -An -N8 -tu8 /dev/urandom) and give it to every "
+			 "part", shard->index, shard->count);
+		break;
+	case GUAC_ORIGIN_ALIASES:
+		guac_err("refusing to write: origin %" PRIu64 " puts the stream %" PRIu64 " blocks "
+			 "from where %s (origin %" PRIu64 ") put it, less than the target's %" PRIu64
+			 " blocks: origins that differ by d are the same stream shifted by 64*d bytes, "
+			 "so this fill's bytes would be that fill's, %" PRIu64 " bytes away (or in the "
+			 "same place), and a stale or misplaced sector could not be told from a good "
+			 "one; nothing written. Leave out --origin for a fresh one, or give --force",
+			 f->shape.origin, c->distance, c->fill ? "an earlier fill the manifest's "
+			 "history records" : "the fill the manifest records", c->other, r->need,
+			 64 * c->distance);
+		break;
+	}
+}
+
 /* Why nothing was written, in the command's words (a check that said it already: nothing). */
 static void write_say(const struct guac_fill *f, enum guac_fill_reason reason)
 {
@@ -669,6 +707,8 @@ static void write_say(const struct guac_fill *f, enum guac_fill_reason reason)
 	write_say_space(f, reason);
 	write_say_manifest(f, reason);
 	write_say_claim(f, reason);
+	if (reason == GUAC_FILL_ORIGIN_REFUSED)
+		write_say_origin(f);
 }
 
 int write_plan_fill(const struct write_args *a, struct guac_fill *f)

@@ -333,8 +333,11 @@ static enum guac_fill_reason fill_plan_origin(struct guac_fill *f)
 		o->shard.index, o->shard.count, f->shape.offset, f->shape.seek, end / 64 + 1,
 	};
 
-	if (!guac_fill_choose_origin(&choice, &f->shape.origin))
-		return fill_refuse(f, GUAC_FILL_REFUSED_SAID);
+	f->refusal.origin = guac_fill_choose_origin(&choice, &f->shape.origin, &f->refusal.clash);
+	if (f->refusal.origin != GUAC_ORIGIN_CHOSEN) {
+		f->refusal.need = choice.span;
+		return fill_refuse(f, GUAC_FILL_ORIGIN_REFUSED);
+	}
 	/* Resuming its own recorded fill, guac counts only what is in the bytes it wrote. */
 	if (o->resume && f->have_old && !strcmp(f->old.target_path, f->target_abs))
 		f->resume_of = &f->old;

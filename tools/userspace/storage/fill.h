@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>		/* manifest.h uses FILE without including it */
+#include "identity.h"
 #include "io_engine.h"
 #include "libguac.h"
 #include "manifest.h"
@@ -99,6 +100,7 @@ enum guac_fill_reason {
 	GUAC_FILL_MANIFEST_DIR_UNWRITABLE,
 	GUAC_FILL_OTHER_TARGET,		/* the manifest records another target's fill */
 	GUAC_FILL_LOCKED,		/* another writer holds the bytes' lock */
+	GUAC_FILL_ORIGIN_REFUSED,	/* refusal.origin says why, refusal.need the span */
 	GUAC_FILL_RESUME_DIFFERS,	/* the recorded fill is another one */
 	GUAC_FILL_RESUME_RANGES_DIFFER,	/* its ranges are not this fill's parts */
 	GUAC_FILL_NOTHING_TO_RESUME,	/* the recorded fill is complete: success */
@@ -114,6 +116,8 @@ struct guac_fill_refusal {
 	char dir[4096];			/* the manifest's directory */
 	char why[512], which[512];	/* another target: how it differs, what this one is */
 	struct guac_fill_diff mismatch;	/* RESUME_DIFFERS: what (manifest.h's rule) */
+	enum guac_origin_refusal origin;	/* ORIGIN_REFUSED: why (identity.h) */
+	struct guac_origin_clash clash;	/* and its numbers */
 };
 
 /* How a fill that ran ended, worst first. */

@@ -322,7 +322,7 @@ bool guac_ident_part_diff(const char *a, const char *b, char *why, size_t size)
 		 "machines, or on one restarted between the parts; a file on a local file system "
 		 "is one machine's, and machines cloned from one image can agree on all else "
 		 "(host name, file system, device, inode). If one machine wrote every part, "
-		 "check all of the fill there instead (guac verify --origin)", ka, kb);
+		 "check all of the fill there instead, by its origin", ka, kb);
 	return false;
 }
 
@@ -608,58 +608,47 @@ int guac_fill_alias(const struct guac_manifest *old, uint64_t origin, uint64_t s
 	return -1;
 }
 
-bool guac_fill_fresh_origin(const struct guac_manifest *old, uint64_t soff, uint64_t doff,
-			    uint64_t span, uint64_t *origin)
+enum guac_origin_refusal guac_fill_fresh_origin(const struct guac_manifest *old, uint64_t soff,
+						uint64_t doff, uint64_t span, uint64_t *origin,
+						struct guac_origin_clash *clash)
 {
 	uint64_t d;
 	int tries;
 
 	for (tries = 0; tries < 1000; tries++) {
 		if (getrandom(origin, sizeof(*origin), 0) != sizeof(*origin)) {
-			guac_err("cannot draw a fresh origin (getrandom: %s): give --origin",
-				 strerror(errno));
-			return false;
+			clash->err = errno;
+			return GUAC_ORIGIN_NO_RANDOMNESS;
 		}
 		if (guac_fill_alias(old, *origin, soff, doff, span, &d) < 0)
-			return true;
+			return GUAC_ORIGIN_CHOSEN;
 	}
-	guac_err("cannot draw an origin %" PRIu64 " blocks from every fill the manifest "
-		 "records: give --origin", span);
-	return false;
+	return GUAC_ORIGIN_NONE_FREE;
 }
 
-bool guac_fill_choose_origin(const struct guac_fill_choice *c, uint64_t *origin)
+enum guac_origin_refusal guac_fill_choose_origin(const struct guac_fill_choice *c,
+						 uint64_t *origin, struct guac_origin_clash *clash)
 {
-	uint64_t d;
 	int k;
 
+	memset(clash, 0, sizeof(*clash));
 	if (c->resume && c->old) {
 		if (!c->origin_given)
 			*origin = c->old->origin;	/* the fill it continues */
-		return true;
+		return GUAC_ORIGIN_CHOSEN;
 	}
 	if (!c->origin_given) {
-		if (c->shard_count > 1) {
-			guac_err("a sharded fill (shard %u/%u) needs --origin: every part must write "
-				 "the same stream, and a fresh origin drawn by each part would differ; "
-				 "draw one for the whole fill (od -An -N8 -tu8 /dev/urandom) and give "
-				 "it to every part", c->shard_index, c->shard_count);
-			return false;
-		}
-		return guac_fill_fresh_origin(c->old, c->soff, c->doff, c->span, origin);
+		/* Every part must write the same stream: one drawn by each would differ. */
+		if (c->shard_count > 1)
+			return GUAC_ORIGIN_SHARD_NEEDS_ONE;
+		return guac_fill_fresh_origin(c->old, c->soff, c->doff, c->span, origin, clash);
 	}
-	k = guac_fill_alias(c->old, *origin, c->soff, c->doff, c->span, &d);
+	k = guac_fill_alias(c->old, *origin, c->soff, c->doff, c->span, &clash->distance);
 	if (k < 0 || c->force)
-		return true;
-	guac_err("refusing to write: origin %" PRIu64 " puts the stream %" PRIu64 " blocks from "
-		 "where %s (origin %" PRIu64 ") put it, less than the target's %" PRIu64 " blocks: "
-		 "origins that differ by d are the same stream shifted by 64*d bytes, so this "
-		 "fill's bytes would be that fill's, %" PRIu64 " bytes away (or in the same place), "
-		 "and a stale or misplaced sector could not be told from a good one; nothing "
-		 "written. Leave out --origin for a fresh one, or give --force", *origin, d,
-		 k ? "an earlier fill the manifest's history records" : "the fill the manifest "
-		 "records", k ? c->old->history[k - 1].origin : c->old->origin, c->span, 64 * d);
-	return false;
+		return GUAC_ORIGIN_CHOSEN;
+	clash->fill = k;
+	clash->other = k ? c->old->history[k - 1].origin : c->old->origin;
+	return GUAC_ORIGIN_ALIASES;
 }
 
 const char *guac_record_verdict(const struct guac_manifest *m, char *why, size_t size)

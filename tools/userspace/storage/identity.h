@@ -107,13 +107,31 @@ const char *guac_record_trust(const struct guac_manifest *m, const char *ident_n
 uint64_t guac_fill_distance(uint64_t origin_a, uint64_t soff_a, uint64_t doff_a,
 			    uint64_t origin_b, uint64_t soff_b, uint64_t doff_b);
 
+/* Why no origin was chosen, for the command to word (its options explain it). */
+enum guac_origin_refusal {
+	GUAC_ORIGIN_CHOSEN,
+	GUAC_ORIGIN_NO_RANDOMNESS,	/* getrandom failed: clash->err */
+	GUAC_ORIGIN_NONE_FREE,		/* 1000 draws all aliased a recorded fill */
+	GUAC_ORIGIN_SHARD_NEEDS_ONE,	/* a part of a sharded fill cannot draw its own */
+	GUAC_ORIGIN_ALIASES,		/* the one given aliases a recorded fill: clash says which */
+};
+
+/* The numbers an origin refusal is worded with. */
+struct guac_origin_clash {
+	int err;			/* NO_RANDOMNESS: getrandom's errno */
+	int fill;			/* ALIASES: 0 the recorded fill, k its history[k - 1] */
+	uint64_t other;			/* that fill's origin */
+	uint64_t distance;		/* blocks between the two streams there */
+};
+
 /*
  * A fresh origin for a fill of @span blocks at (@soff, @doff): random, and
  * at least @span blocks from every fill of @old (its own and its history;
- * NULL: none). False after a message when no randomness is available.
+ * NULL: none). NO_RANDOMNESS (@clash->err) or NONE_FREE when there is none.
  */
-bool guac_fill_fresh_origin(const struct guac_manifest *old, uint64_t soff, uint64_t doff,
-			    uint64_t span, uint64_t *origin);
+enum guac_origin_refusal guac_fill_fresh_origin(const struct guac_manifest *old, uint64_t soff,
+						uint64_t doff, uint64_t span, uint64_t *origin,
+						struct guac_origin_clash *clash);
 
 /*
  * The first fill of @old (its own, then its history) whose stream aliases a
@@ -134,18 +152,19 @@ const char *guac_record_verdict(const struct guac_manifest *m, char *why, size_t
 /* What guac write knows when it chooses the origin of a fill. */
 struct guac_fill_choice {
 	const struct guac_manifest *old;	/* the manifest it replaces or resumes; NULL */
-	bool origin_given, force, resume;
+	bool origin_given, force, resume;	/* as the fill's options say */
 	unsigned int shard_index, shard_count;
-	uint64_t soff, doff, span;		/* --offset, --seek, the target's blocks */
+	uint64_t soff, doff, span;		/* stream, device offsets; the target's blocks */
 };
 
 /*
  * The origin of a new fill into *@origin (which holds --origin when given):
  * a resumed fill's own; else a fresh one (guac_fill_fresh_origin()), which a
  * sharded fill cannot have (its parts would differ); else the one given,
- * unless it aliases a fill of c->old (guac_fill_alias()) and no --force.
- * False after a message saying why.
+ * unless it aliases a fill of c->old (guac_fill_alias()) and not forced.
+ * CHOSEN, or why not (@clash: the numbers).
  */
-bool guac_fill_choose_origin(const struct guac_fill_choice *c, uint64_t *origin);
+enum guac_origin_refusal guac_fill_choose_origin(const struct guac_fill_choice *c,
+						 uint64_t *origin, struct guac_origin_clash *clash);
 
 #endif /* GUAC_IDENTITY_H */

@@ -92,8 +92,8 @@ cp m0.json m.json
 "$GUAC" verify -m m.json --origins 20261101-20261130 >out 2>&1
 check "--origins 20261101-20261130: the far origin is found in it (exit $?)" \
 	"grep -qx 'classes: 14 OTHER (all 14 searched: 14 STALE_ORIGIN (origin 7: 10, not in the history; origin 20261117: 4, named by --origins))' out &&
-	 grep -q '^  sectors 300-303 (bytes 153600-155647, 4 sectors): STALE_ORIGIN: 4 sectors hold their places. data from the pass with origin 20261117 named by --origins' out &&
-	 grep -q 'origin 20261117 named by --origins .*: if that pass came before this fill, this fill.s writes were lost; if after, it wrote here since' out"
+	 grep -q '^  sectors 300-303 (bytes 153600-155647, 4 sectors): STALE_ORIGIN: 4 sectors hold their places. data from the pass with origin 20261117 among the past origins given' out &&
+	 grep -q 'origin 20261117 among the past origins given .*: if that pass came before this fill, this fill.s writes were lost; if after, it wrote here since' out"
 # --origins N: checked on every bad sector, counted with the local classes and in --bad-list.
 cp m0.json m.json
 "$GUAC" verify -m m.json --origins 20261117,7 --bad-list bl >out 2>&1

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * guac report: one report for a fleet's disks from their manifests (a table,
- * JSON, an SVG picture); storage/fleet.c does the work (docs/fleet.md).
+ * JSON, an SVG picture); storage/fleet.c does the work, report_print.c the outputs (docs/fleet.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "cmd_report.h"
 #include "cmds.h"
 #include "fleet.h"
+#include "report_print.h"
 #include "parse_options.h"
 #include "util.h"
 
@@ -105,7 +106,7 @@ static bool report_svg(const struct guac_fleet *f, const char *svg)
 	out = fopen(tmp, "w");
 	bad = !out;
 	if (out) {
-		guac_fleet_svg(out, f);
+		guac_report_svg(out, f);
 		bad = ferror(out) != 0;
 		bad = fclose(out) != 0 || bad;
 	}
@@ -133,9 +134,9 @@ int guac_report_run(const struct guac_report_args *a)
 	if (ret != GUAC_EXIT_OK)
 		goto out;
 	if (a->json)
-		guac_fleet_json(stdout, fleet);
+		guac_report_json(stdout, fleet);
 	else
-		guac_fleet_table(stdout, fleet);
+		guac_report_table(stdout, fleet);
 	if (a->svg && !report_svg(fleet, a->svg))
 		ret = GUAC_EXIT_ERROR;
 	if (fflush(stdout)) {

@@ -326,7 +326,7 @@ static void diag_describe_stale(const struct guac_diag_result *r, char *buf, siz
 			 (unsigned long long)r->near_origin);
 	else
 		snprintf(buf, size, "STALE_ORIGIN: holds this place's data from the pass "
-			 "with origin %llu named by --origins (stream offset %llu), not in the "
+			 "with origin %llu among the past origins given (stream offset %llu), not in the "
 			 "manifest's history: if that pass came before this fill, this fill's "
 			 "write was lost; if after, it wrote here since",
 			 (unsigned long long)r->found_origin,
@@ -611,7 +611,7 @@ static void diag_stale_describe(const struct guac_diag_result *r, uint64_t secto
 		 "that pass came before this fill, this fill's writes were lost; if after, it "
 		 "wrote here since", n, r->origin_source == GUAC_DIAG_ORIGIN_NEAR ? "a pass" :
 		 "the pass", o, r->origin_source == GUAC_DIAG_ORIGIN_NEAR ? "" :
-		 " named by --origins", a, b, found);
+		 " among the past origins given", a, b, found);
 }
 
 /* A run's line for the classes whose numbers change from sector to sector. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * A fleet's report: the rows, their verdicts, and the table, JSON and SVG
- * picture of guac report (fleet.h, docs/fleet.md).
+ * A fleet's report: the rows and their verdicts (fleet.h, docs/fleet.md);
+ * guac report's table, JSON and SVG picture of them are cmd/report_print.c's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -125,14 +125,13 @@ static bool fleet_set_medium(struct guac_fleet_disk *d, const char *identity)
 	return true;
 }
 
-/* What the record's status adds to its findings. */
-static const char *fleet_check_note(enum guac_fill_status status)
+/* What the record's status adds to its findings (a partial check: @d's hint). */
+static const char *fleet_check_note(struct guac_fleet_disk *d, enum guac_fill_status status)
 {
-	if (status == GUAC_STATUS_COMPLETE)
-		return "";
 	if (status == GUAC_STATUS_PARTIAL)
-		return " (found by a check of part of the fill: --shard, --skip or --length; "
-		       "they stand until a whole check)";
+		d->hint = GUAC_FLEET_HINT_PARTIAL_CHECK;
+	if (status == GUAC_STATUS_COMPLETE || status == GUAC_STATUS_PARTIAL)
+		return "";
 	return " (the check did not finish)";
 }
 
@@ -209,8 +208,7 @@ static bool fleet_row_check(struct guac_fleet_disk *d, const struct guac_manifes
 }
 
 /* Row @d's state and reason: from the fill first, then from the check. */
-static void fleet_row_verdict(struct guac_fleet_disk *d, const struct guac_manifest *m,
-			      const char *path)
+static void fleet_row_verdict(struct guac_fleet_disk *d, const struct guac_manifest *m)
 {
 	if (m->status == GUAC_STATUS_FAILED) {
 		d->state = "FAILED";
@@ -224,32 +222,33 @@ static void fleet_row_verdict(struct guac_fleet_disk *d, const struct guac_manif
 	} else if (m->status == GUAC_STATUS_INTERRUPTED) {
 		d->state = "INTERRUPTED";
 		snprintf(d->reason, sizeof(d->reason), "the write was interrupted: %" PRIu64 " of %"
-			 PRIu64 " bytes durable (guac write --resume continues it)", d->written,
-			 d->length);
+			 PRIu64 " bytes durable", d->written, d->length);
+		d->hint = GUAC_FLEET_HINT_RESUME_WRITE;
 	} else if (d->unreadable_sectors) {
 		d->state = "UNREADABLE";
 		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " unreadable and %" PRIu64
 			 " mismatching sectors in the %" PRIu64 " bytes checked%s",
 			 d->unreadable_sectors, d->bad_sectors, d->verified,
-			 fleet_check_note(m->verify_status));
+			 fleet_check_note(d, m->verify_status));
 	} else if (d->bad_sectors) {
 		d->state = "MISMATCH";
 		snprintf(d->reason, sizeof(d->reason), "%" PRIu64 " bad sectors in %" PRIu64
 			 " ranges in the %" PRIu64 " bytes checked%s", d->bad_sectors, d->bad_ranges,
-			 d->verified, fleet_check_note(m->verify_status));
+			 d->verified, fleet_check_note(d, m->verify_status));
 		if (!d->places)
 			snprintf(d->reason + strlen(d->reason), sizeof(d->reason) - strlen(d->reason),
 				 "; their places and classes are not recorded (a check begun "
 				 "under manifest version 3)");
 	} else if (!m->have_verify) {
 		d->state = "UNVERIFIED";
-		snprintf(d->reason, sizeof(d->reason), "written, never checked (guac verify "
-			 "--manifest %s)", path);
+		snprintf(d->reason, sizeof(d->reason), "written, never checked");
+		d->hint = GUAC_FLEET_HINT_VERIFY;
 	} else if (m->verify_status != GUAC_STATUS_COMPLETE || d->verified != d->written) {
 		d->state = "UNVERIFIED";
 		snprintf(d->reason, sizeof(d->reason), "the check is %s at %" PRIu64 " of %" PRIu64
-			 " bytes, none bad so far (guac verify --resume continues it)",
-			 guac_fill_status_name(m->verify_status), d->verified, d->written);
+			 " bytes, none bad so far", guac_fill_status_name(m->verify_status),
+			 d->verified, d->written);
+		d->hint = GUAC_FLEET_HINT_RESUME_VERIFY;
 	} else {
 		/* A complete, clean check: the one trust rule, and this host's re-read. */
 		d->state = guac_record_verdict(m, d->reason, sizeof(d->reason));
@@ -285,7 +284,7 @@ static bool fleet_add_loaded(struct guac_fleet *f, struct guac_fleet_disk *d, co
 	}
 	if (!fleet_row_check(d, m))
 		return false;
-	fleet_row_verdict(d, m, path);
+	fleet_row_verdict(d, m);
 	return true;
 }
 
@@ -652,7 +651,6 @@ bool guac_fleet_jobs(struct guac_fleet *f, const char *list)
 	char buf[1024], host[256], state[64], *why;
 	unsigned int lineno = 0, i;
 	bool ok = true;
-	size_t n;
 
 	if (!in) {
 		guac_err("cannot open the jobs' states '%s': %s", list, strerror(errno));
@@ -678,9 +676,8 @@ bool guac_fleet_jobs(struct guac_fleet *f, const char *list)
 			if (!strcmp(d->state, "OK") || !(!strcmp(d->host, host) ||
 							 fleet_short_eq(d->host, host)))
 				continue;
-			n = strlen(d->reason);
-			snprintf(d->reason + n, sizeof(d->reason) - n, "; its job: %s%s%s", state,
-				 *why ? " " : "", why);
+			snprintf(d->job, sizeof(d->job), "its job: %s%s%s", state, *why ? " " : "",
+				 why);
 		}
 	}
 	if (ok && ferror(in)) {
@@ -951,6 +948,7 @@ static bool fleet_mark_superseded(struct guac_fleet_disk *a, const struct guac_f
 			 "the target holds cannot be told (its own state %.15s)", b->source, at,
 			 a->started, a->state);
 	a->state = "SUPERSEDED";
+	a->hint = GUAC_FLEET_HINT_NONE;
 	return true;
 }
 
@@ -1019,6 +1017,7 @@ static bool fleet_history_supersedes(struct guac_fleet_disk *a, const struct gua
 			 h->origin, h->finished[0] ? h->finished : "unknown", at, a->started,
 			 a->state);
 		a->state = "SUPERSEDED";
+		a->hint = GUAC_FLEET_HINT_NONE;
 		return true;
 	}
 	return false;
@@ -1262,8 +1261,9 @@ static bool fleet_whole(struct guac_fleet *f)
 		if (covered >= d->size)
 			continue;
 		d->state = "PARTIAL";
+		d->hint = GUAC_FLEET_HINT_WHOLE;
 		snprintf(d->reason, sizeof(d->reason), "the fill%s cover%s %s of the target's %s "
-			 "(%.3g%%), and --whole wants all of it", d->shard_count > 1 ?
+			 "(%.3g%%)", d->shard_count > 1 ?
 			 "'s shards given" : "", d->shard_count > 1 ? "" : "s",
 			 guac_fmt_bytes(a, sizeof(a), (double)covered),
 			 guac_fmt_bytes(b, sizeof(b), (double)d->size),
@@ -1309,6 +1309,7 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 					 "expected", f->disk[i].source, f->disk[j].state);
 			f->disk[j].state = "DUPLICATE";
 			f->disk[i].state = "DUPLICATE";
+			f->disk[j].hint = f->disk[i].hint = GUAC_FLEET_HINT_NONE;
 			break;
 		}
 	}
@@ -1316,396 +1317,6 @@ bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok)
 		bad += strcmp(f->disk[i].state, "OK") != 0;
 	*notok = bad;
 	return true;
-}
-
-/* Every state, best first: the summary's order. */
-static const char *const fleet_states[] = {
-	"OK", "MISMATCH", "UNREADABLE", "CHANGED", "GONE", "SUPERSEDED", "FAILED", "INTERRUPTED",
-	"UNFINISHED", "UNVERIFIED", "PARTIAL",
-	"DUPLICATE", "INVALID", "MISSING",
-};
-#define FLEET_NSTATES (sizeof(fleet_states) / sizeof(fleet_states[0]))
-
-static const char *fleet_id(const struct guac_fleet_disk *d)
-{
-	return d->wwid[0] ? d->wwid : d->serial[0] ? d->serial : "-";
-}
-
-/* "ALL_ZERO 8, STALE_ORIGIN 1", "-", or the counts alone when the classes are unknown. */
-static void fleet_bad_text(char *buf, size_t size, const struct guac_fleet_disk *d)
-{
-	size_t n = 0;
-	unsigned int c;
-
-	buf[0] = '\0';
-	if (!d->bad_sectors && !d->unreadable_sectors) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	if (d->places) {
-		for (c = 0; c < GUAC_MANIFEST_NCLASSES && n < size; c++)
-			if (d->classes[c])
-				n += snprintf(buf + n, size - n, "%s%s %" PRIu64, n ? ", " : "",
-					      guac_manifest_class_names[c], d->classes[c]);
-	} else if (d->bad_sectors && n < size) {
-		n += snprintf(buf + n, size - n, "%" PRIu64 " (classes not recorded)",
-			      d->bad_sectors);
-	}
-	if (d->unreadable_sectors && n < size)
-		snprintf(buf + n, size - n, "%sUNREADABLE %" PRIu64, n ? ", " : "",
-			 d->unreadable_sectors);
-}
-
-static void fleet_target_text(char *buf, size_t size, const struct guac_fleet_disk *d)
-{
-	if (d->shard_count > 1)
-		snprintf(buf, size, "%s [%u/%u]", d->target, d->shard_index, d->shard_count);
-	else
-		snprintf(buf, size, "%s", d->target);
-}
-
-static const char *fleet_bytes(char *buf, size_t size, const struct guac_fleet_disk *d, uint64_t v)
-{
-	if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING"))
-		return "-";
-	return guac_fmt_bytes(buf, size, (double)v);
-}
-
-/* How long ago @when (UTC, ISO 8601) was: "5m", "3h", "8d"; "-" when unknown. */
-static void fleet_age(char *buf, size_t size, const char *when, time_t now)
-{
-	struct tm tm;
-	time_t t;
-	long s;
-
-	memset(&tm, 0, sizeof(tm));
-	if (!*when || !strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	t = timegm(&tm);
-	s = now > t ? (long)(now - t) : 0;
-	if (s < 3600)
-		snprintf(buf, size, "%ldm", s / 60);
-	else if (s < 2 * 86400)
-		snprintf(buf, size, "%ldh", s / 3600);
-	else
-		snprintf(buf, size, "%ldd", s / 86400);
-}
-
-/*
- * The table: a row per disk. Without --run, each manifest's run and age
- * (since it finished, or started) too, so that last week's verdict is not
- * read as this week's.
- */
-void guac_fleet_table(FILE *out, const struct guac_fleet *f)
-{
-	enum { HOST, TARGET, ID, SIZE, RUN, AGE, STATE, WRITTEN, VERIFIED, BAD, NCOLS };
-	static const char *const head[NCOLS] = { "HOST", "TARGET", "SERIAL/WWN", "SIZE", "RUN",
-						 "AGE", "STATE", "WRITTEN", "VERIFIED",
-						 "BAD SECTORS" };
-	static const bool right[NCOLS] = { [SIZE] = true, [WRITTEN] = true, [VERIFIED] = true };
-	static char cell[NCOLS][GUAC_ESCAPED(4200)], raw[4200];
-	static char why[GUAC_ESCAPED(sizeof(f->disk[0].reason))];
-	static char host[GUAC_ESCAPED(sizeof(f->disk[0].host))];
-	size_t w[NCOLS];
-	unsigned int i, k, pass, nstates = 0;
-	unsigned int counts[FLEET_NSTATES];
-	time_t now = time(NULL);
-
-	for (k = 0; k < NCOLS; k++)
-		w[k] = strlen(head[k]);
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i <= f->n; i++) {
-			/* Row 0 is the heading; an empty fleet has no array at all. */
-			const struct guac_fleet_disk *d = i ? &f->disk[i - 1] : NULL;
-
-			if (!d) {
-				for (k = 0; k < NCOLS; k++)
-					snprintf(cell[k], sizeof(cell[k]), "%s", head[k]);
-			} else {
-				/* A manifest's strings, escaped: one row a line (guac_escape). */
-				guac_escape(cell[HOST], sizeof(cell[HOST]), d->host[0] ? d->host : "-");
-				fleet_target_text(raw, sizeof(raw), d);
-				guac_escape(cell[TARGET], sizeof(cell[TARGET]), raw);
-				guac_escape(cell[ID], sizeof(cell[ID]), fleet_id(d));
-				fleet_bytes(cell[SIZE], sizeof(cell[SIZE]), d, d->size);
-				guac_escape(cell[RUN], sizeof(cell[RUN]), d->run[0] ? d->run : "-");
-				fleet_age(cell[AGE], sizeof(cell[AGE]), d->when, now);
-				snprintf(cell[STATE], sizeof(cell[STATE]), "%s", d->state);
-				fleet_bytes(cell[WRITTEN], sizeof(cell[WRITTEN]), d, d->written);
-				fleet_bytes(cell[VERIFIED], sizeof(cell[VERIFIED]), d, d->verified);
-				if (!strcmp(d->state, "INVALID") || !strcmp(d->state, "MISSING")) {
-					strcpy(cell[SIZE], "-");
-					strcpy(cell[WRITTEN], "-");
-					strcpy(cell[VERIFIED], "-");
-					strcpy(cell[BAD], "-");
-				} else {
-					fleet_bad_text(cell[BAD], sizeof(cell[BAD]), d);
-				}
-			}
-			for (k = 0; k < NCOLS; k++) {
-				if (f->run && (k == RUN || k == AGE))
-					continue;	/* one run: the table is the run's */
-				if (!pass) {
-					if (strlen(cell[k]) > w[k])
-						w[k] = strlen(cell[k]);
-				} else if (k == BAD) {
-					fprintf(out, "%s\n", cell[k]);
-				} else {
-					fprintf(out, right[k] ? "%*s  " : "%-*s  ", (int)w[k], cell[k]);
-				}
-			}
-		}
-	}
-	/* Why, for each disk that is not OK; then the count per state, in this order. */
-	memset(counts, 0, sizeof(counts));
-	for (i = 0; i < f->n; i++) {
-		const struct guac_fleet_disk *d = &f->disk[i];
-
-		for (k = 0; k < FLEET_NSTATES && strcmp(fleet_states[k], d->state); k++)
-			;
-		counts[k < FLEET_NSTATES ? k : FLEET_NSTATES - 1]++;
-		if (strcmp(d->state, "OK"))
-			fprintf(out, "%s %s: %s: %s\n",
-				guac_escape(host, sizeof(host), d->host[0] ? d->host : "-"),
-				guac_escape(cell[TARGET], sizeof(cell[TARGET]), d->target), d->state,
-				guac_escape(why, sizeof(why), d->reason));
-	}
-	fprintf(out, "%u disk%s:", f->n, f->n == 1 ? "" : "s");
-	for (k = 0; k < FLEET_NSTATES; k++)
-		if (counts[k])
-			fprintf(out, "%s %u %s", nstates++ ? "," : "", counts[k], fleet_states[k]);
-	fprintf(out, "%s\n", f->n ? "" : " none");
-}
-
-static void fleet_json_nullable(FILE *out, const char *s)
-{
-	if (*s)
-		guac_json_string(out, s);
-	else
-		fputs("null", out);
-}
-
-void guac_fleet_json(FILE *out, const struct guac_fleet *f)
-{
-	unsigned int i, k, c, notok = 0;
-
-	fputs("{\"disks\":[", out);
-	for (i = 0; i < f->n; i++) {
-		const struct guac_fleet_disk *d = &f->disk[i];
-		bool real = strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
-
-		notok += strcmp(d->state, "OK") != 0;
-		fprintf(out, "%s\n{\"host\":", i ? "," : "");
-		fleet_json_nullable(out, d->host);
-		fputs(",\"target\":", out);
-		guac_json_string(out, d->target);
-		fputs(",\"serial\":", out);
-		fleet_json_nullable(out, d->serial);
-		fputs(",\"wwid\":", out);
-		fleet_json_nullable(out, d->wwid);
-		fputs(",\"manifest\":", out);
-		fleet_json_nullable(out, d->source);
-		fputs(",\"run\":", out);
-		fleet_json_nullable(out, d->run);
-		fputs(",\"when\":", out);
-		fleet_json_nullable(out, d->when);
-		fprintf(out, ",\"state\":\"%s\",\"ok\":%s,\"reason\":", d->state,
-			strcmp(d->state, "OK") ? "false" : "true");
-		fleet_json_nullable(out, strcmp(d->state, "OK") ? d->reason : "");
-		if (!real) {
-			fputs("}", out);
-			continue;
-		}
-		fprintf(out, ",\"shard\":{\"index\":%u,\"count\":%u},\"size\":%" PRIu64
-			",\"length\":%" PRIu64 ",\"written\":%" PRIu64 ",\"verified\":%" PRIu64
-			",\"bad_sectors\":%" PRIu64 ",\"unreadable_sectors\":%" PRIu64,
-			d->shard_index, d->shard_count, d->size, d->length, d->written,
-			d->verified, d->bad_sectors, d->unreadable_sectors);
-		if (!d->places) {
-			fputs(",\"bad_ranges\":null,\"classes\":null,\"bad\":[]}", out);
-			continue;
-		}
-		fprintf(out, ",\"bad_ranges\":%" PRIu64 ",\"classes\":{", d->bad_ranges);
-		for (c = 0; c < GUAC_MANIFEST_NCLASSES; c++)
-			fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "", guac_manifest_class_names[c],
-				d->classes[c]);
-		fputs("},\"bad\":[", out);
-		for (k = 0; k < d->nbad; k++)
-			fprintf(out, "%s{\"kind\":\"%s\",\"device_offset\":%" PRIu64 ",\"length\":%"
-				PRIu64 ",\"class\":\"%s\"}", k ? "," : "",
-				d->bad[k].unreadable ? "unreadable" : "mismatch",
-				d->bad[k].device_offset, d->bad[k].length, d->bad[k].cls);
-		fputs("]}", out);
-	}
-	fprintf(out, "\n],\"disks_total\":%u,\"disks_ok\":%u,\"disks_not_ok\":%u}\n", f->n,
-		f->n - notok, notok);
-}
-
-/* The picture: a row per disk, its bytes along it, the bad ranges coloured by class. */
-static const char *const fleet_legend[][2] = {
-	{ "ALL_ZERO", "#1f77b4" }, { "ALL_ONES", "#17becf" }, { "TORN", "#ff7f0e" },
-	{ "STALE_ORIGIN", "#bcbd22" }, { "MISDIRECTED", "#e377c2" }, { "WRAPPED", "#8c564b" },
-	{ "PARTIAL_MATCH", "#9467bd" }, { "OTHER", "#d62728" }, { "unclassified", "#7f7f7f" },
-	{ "unreadable", "#000000" },
-};
-
-static const char *fleet_colour(const struct guac_manifest_bad *b)
-{
-	unsigned int i;
-
-	if (b->unreadable)
-		return "#000000";
-	for (i = 0; i < sizeof(fleet_legend) / sizeof(fleet_legend[0]); i++)
-		if (!strcmp(fleet_legend[i][0], b->cls))
-			return fleet_legend[i][1];
-	return "#7f7f7f";
-}
-
-/* @s as XML text, its control characters escaped first (XML 1.0 has no place for them). */
-static void fleet_xml(FILE *out, const char *s)
-{
-	size_t size = GUAC_ESCAPED(strlen(s));
-	char *e = malloc(size);
-
-	if (e)
-		s = guac_escape(e, size, s);
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
-		}
-	}
-	free(e);
-}
-
-#define SVG_LABEL 420
-#define SVG_BAR 640
-#define SVG_ROW 26
-#define SVG_TOP 34
-
-/*
- * A row spans the target, or the fill where it reaches further (a file whose
- * fill failed is smaller than the fill: the part never written shows).
- */
-static uint64_t fleet_extent(const struct guac_fleet_disk *d)
-{
-	uint64_t end = d->size;
-	unsigned int k;
-
-	for (k = 0; k < d->nparts; k++)
-		if (d->part[k].device_offset + d->part[k].length > end)
-			end = d->part[k].device_offset + d->part[k].length;
-	return end;
-}
-
-static double fleet_x(const struct guac_fleet_disk *d, uint64_t byte)
-{
-	uint64_t extent = fleet_extent(d);
-
-	return SVG_LABEL + (extent ? (double)byte / (double)extent * SVG_BAR : 0);
-}
-
-/* Disk @d's row at @y: its label and state, the target, the fill written and checked, bad ranges. */
-static void fleet_svg_row(FILE *out, const struct guac_fleet_disk *d, unsigned int y)
-{
-	char tgt[4200], label[4500];
-	unsigned int k;
-	bool ok = !strcmp(d->state, "OK");
-	bool real = strcmp(d->state, "INVALID") && strcmp(d->state, "MISSING");
-
-	fleet_target_text(tgt, sizeof(tgt), d);
-	fprintf(out, "<g><title>");
-	fleet_xml(out, d->host[0] ? d->host : "-");
-	fputc(' ', out);
-	fleet_xml(out, tgt);
-	fprintf(out, ": %s%s", d->state, ok ? "" : ": ");
-	if (!ok)
-		fleet_xml(out, d->reason);
-	fprintf(out, "</title>\n<text x=\"8\" y=\"%u\">", y + 15);
-	/* The label's room: about 46 characters; a long path keeps its end. */
-	snprintf(label, sizeof(label), "%s %s", d->host[0] ? d->host : "-", tgt);
-	fleet_xml(out, strlen(label) > 46 ? "..." : "");
-	fleet_xml(out, strlen(label) > 46 ? label + strlen(label) - 43 : label);
-	fprintf(out, "</text>\n<text x=\"%d\" y=\"%u\" text-anchor=\"end\" fill=\"%s\" "
-		"font-weight=\"bold\">%s</text>\n", SVG_LABEL - 8, y + 15,
-		ok ? "#2ca02c" : "#d62728", d->state);
-	/* The whole target, then its fill: written, checked. */
-	fprintf(out, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"18\" fill=\"%s\" "
-		"stroke=\"%s\"%s/>\n", SVG_LABEL, y + 2, SVG_BAR, real ? "#eeeeee" : "#ffffff",
-		ok ? "#999999" : "#d62728", real ? "" : " stroke-dasharray=\"6,4\"");
-	for (k = 0; real && k < d->nparts; k++) {
-		const struct guac_fleet_part *p = &d->part[k];
-
-		if (p->done)
-			fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
-				"fill=\"#c6dbef\"/>\n", fleet_x(d, p->device_offset), y + 2,
-				fleet_x(d, p->device_offset + p->done) -
-				fleet_x(d, p->device_offset));
-		if (p->verified)
-			fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
-				"fill=\"#a1d99b\"/>\n", fleet_x(d, p->device_offset), y + 2,
-				fleet_x(d, p->device_offset + p->verified) -
-				fleet_x(d, p->device_offset));
-	}
-	/* Bad ranges at least 2 pixels wide, so that one sector of a large disk shows. */
-	for (k = 0; real && k < d->nbad; k++) {
-		const struct guac_manifest_bad *b = &d->bad[k];
-		double x = fleet_x(d, b->device_offset);
-		double wd = fleet_x(d, b->device_offset + b->length) - x;
-
-		fprintf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"18\" "
-			"fill=\"%s\"><title>%s %s: device bytes %" PRIu64 "-%" PRIu64
-			"</title></rect>\n", x, y + 2, wd < 2 ? 2 : wd, fleet_colour(b),
-			b->unreadable ? "unreadable" : "mismatch", b->cls, b->device_offset,
-			b->device_offset + b->length - 1);
-	}
-	if (real && d->bad_ranges > d->nbad)
-		fprintf(out, "<text x=\"%d\" y=\"%u\" font-size=\"10\">+%" PRIu64
-			" ranges not drawn</text>\n", SVG_LABEL + SVG_BAR - 130, y + 15,
-			d->bad_ranges - d->nbad);
-	fputs("</g>\n", out);
-}
-
-/* The legend at the foot of a picture @height pixels tall. */
-static void fleet_svg_legend(FILE *out, unsigned int height)
-{
-	unsigned int k;
-
-	/* The legend: ten entries of up to 13 characters (about 80 pixels) across the width. */
-	for (k = 0; k < sizeof(fleet_legend) / sizeof(fleet_legend[0]); k++)
-		fprintf(out, "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			"<text x=\"%u\" y=\"%u\" font-size=\"10\">%s</text>\n", 8 + k * 105,
-			height - 44, fleet_legend[k][1], 22 + k * 105, height - 35, fleet_legend[k][0]);
-	fprintf(out, "<rect x=\"8\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#a1d99b\"/>"
-		"<text x=\"22\" y=\"%u\" font-size=\"10\">written and checked</text>\n"
-		"<rect x=\"168\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#c6dbef\"/>"
-		"<text x=\"182\" y=\"%u\" font-size=\"10\">written, not checked</text>\n"
-		"<rect x=\"328\" y=\"%u\" width=\"10\" height=\"10\" fill=\"#eeeeee\" "
-		"stroke=\"#999999\"/><text x=\"342\" y=\"%u\" font-size=\"10\">not written"
-		"</text>\n</svg>\n",
-		height - 24, height - 15, height - 24, height - 15, height - 24, height - 15);
-}
-
-void guac_fleet_svg(FILE *out, const struct guac_fleet *f)
-{
-	unsigned int i, notok = 0;
-	unsigned int height = SVG_TOP + f->n * SVG_ROW + 60;
-
-	for (i = 0; i < f->n; i++)
-		notok += strcmp(f->disk[i].state, "OK") != 0;
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
-		"font-family=\"monospace\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
-		"<text x=\"8\" y=\"20\" font-size=\"14\">guac report: %u disks, %u OK, %u not OK"
-		"</text>\n", SVG_LABEL + SVG_BAR + 20, height, f->n, f->n - notok, notok);
-	for (i = 0; i < f->n; i++)
-		fleet_svg_row(out, &f->disk[i], SVG_TOP + i * SVG_ROW);
-	fleet_svg_legend(out, height);
 }
 
 void guac_fleet_free(struct guac_fleet *f)

@@ -20,6 +20,16 @@ struct guac_fleet_part {
 	uint64_t device_offset, length, done, verified;
 };
 
+/* What to do about a row that is not OK, for the command to word after its reason. */
+enum guac_fleet_hint {
+	GUAC_FLEET_HINT_NONE,
+	GUAC_FLEET_HINT_RESUME_WRITE,	/* an interrupted fill: resuming it continues it */
+	GUAC_FLEET_HINT_VERIFY,		/* written, never checked: check it by its manifest */
+	GUAC_FLEET_HINT_RESUME_VERIFY,	/* a check that stopped: resuming it continues it */
+	GUAC_FLEET_HINT_PARTIAL_CHECK,	/* findings of a check of part of the fill */
+	GUAC_FLEET_HINT_WHOLE,		/* covering all of the target was asked (whole) */
+};
+
 struct guac_fleet_disk {
 	/*
 	 * Allocated to their length (issue 35, item 6: fixed 4096-byte paths
@@ -47,6 +57,8 @@ struct guac_fleet_disk {
 	char machine[64];		/* guac_ident_machine(): "" when any host's */
 	const char *state;		/* OK, MISMATCH, FAILED, ... (guac_fleet_judge) */
 	char reason[768];		/* why, for every state but OK */
+	enum guac_fleet_hint hint;	/* and what to do about it */
+	char job[320];			/* its job's end state (guac_fleet_jobs); "" none */
 	unsigned int duplicate_of;	/* 1 + the index of an earlier row of the same disk */
 	char run[128];			/* the manifest's run (version 6); empty: none */
 	char when[32];			/* its finish (or start, while running), UTC */
@@ -109,8 +121,7 @@ bool guac_fleet_expect(struct guac_fleet *f, const char *list);
  * The jobs' end states, one a line: "HOST STATE [WHY...]" (what a report
  * job gathers from sacct or scontrol, or from the files the fill jobs
  * write as they end: docs/examples/slurm, docs/fleet.md). Each row of HOST
- * (or its short name) that is not OK gets "; its job: STATE WHY" in its
- * reason. '#' comments and blank lines are skipped. Call after
+ * (or its short name) that is not OK gets "its job: STATE WHY" as its job. '#' comments and blank lines are skipped. Call after
  * guac_fleet_judge(). False after a message naming the line for a list that
  * cannot be read or parsed.
  */
@@ -122,10 +133,6 @@ bool guac_fleet_jobs(struct guac_fleet *f, const char *list);
  * rows); returns how many are not OK. False only when out of memory.
  */
 bool guac_fleet_judge(struct guac_fleet *f, unsigned int *notok);
-
-void guac_fleet_table(FILE *out, const struct guac_fleet *f);
-void guac_fleet_json(FILE *out, const struct guac_fleet *f);
-void guac_fleet_svg(FILE *out, const struct guac_fleet *f);
 
 void guac_fleet_free(struct guac_fleet *f);
 

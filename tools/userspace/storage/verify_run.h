@@ -5,7 +5,7 @@
  * (cmd/cmd_verify.c: options, help, the main flow, the words), the plan
  * (verify_plan.c), the check (verify_check.c: the engine's use, the
  * verdict), the record (verify_record.c: the progress and findings saved)
- * and the reports (verify_report.c: text and JSON).
+ * and the reports (cmd/verify_report.c: text and JSON, the command's words).
  */
 #ifndef GUAC_VERIFY_RUN_H
 #define GUAC_VERIFY_RUN_H
@@ -278,7 +278,7 @@ const char *verify_result(const struct verify_run *run);
 bool verify_ok(const struct verify_run *run);
 int verify_exit_status(const struct verify_run *run);
 
-/* The reports (verify_report.c), on standard output. */
+/* The reports (cmd/verify_report.c), on standard output. */
 void verify_report_text(const struct verify_run *run);
 void verify_report_json(const struct verify_run *run);
 

@@ -6,7 +6,8 @@
 #
 #   make fuzz             every target for FUZZ_SECONDS (default 60) each
 #   make fuzz-short       every target for 10 s, after replaying every
-#                         regression input (part of make check)
+#                         regression input and checking that the option
+#                         targets stay in their directory (part of make check)
 #   make fuzz-long        every target for FUZZ_LONG_SECONDS (default 300) (part of
 #                         make check-all)
 #   make fuzz-replay      only the regression inputs and seeds, once each
@@ -37,6 +38,7 @@ fuzz-replay: fuzz-build
 
 fuzz-short: fuzz-build
 	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --replay $(FUZZ_TARGETS)
+	tests/fuzz/test_confined.sh $(FUZZ_OUT)
 	FUZZ_OUT=$(FUZZ_OUT) scripts/fuzz/run.sh --seconds 10 $(FUZZ_TARGETS)
 
 fuzz-long: fuzz-build

@@ -157,13 +157,32 @@ bool fuzz_write_file(const char *name, const void *data, size_t size)
  * merge's parts, report's manifests and --expect list, verify's and write's
  * -m), and report writes its --svg picture with fopen().
  */
+bool fuzz_in_dir(const char *path, bool missing_ok)
+{
+	char real[PATH_MAX], dir[PATH_MAX], *slash;
+	size_t n = strlen(fuzz_dir);
+
+	if (!realpath(path, real)) {
+		if (errno != ENOENT || !missing_ok || strlen(path) >= sizeof(dir))
+			return false;
+		/* A file to be created: where its directory is. */
+		strcpy(dir, path);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			return false;
+		if (slash)
+			*slash = '\0';
+		if (!realpath(slash ? dir : ".", real))
+			return false;
+		return !strncmp(real, fuzz_dir, n) && (real[n] == '/' || !real[n]);
+	}
+	return !strncmp(real, fuzz_dir, n) && real[n] == '/';
+}
+
 FILE *__real_fopen(const char *path, const char *mode);
 FILE *__wrap_fopen(const char *path, const char *mode);
 FILE *__wrap_fopen(const char *path, const char *mode)
 {
-	char real[PATH_MAX];
-	size_t n = strlen(fuzz_dir);
-
 	if (!fuzz_no_io)
 		return __real_fopen(path, mode);
 	if (strcmp(mode, "r")) {
@@ -172,30 +191,11 @@ FILE *__wrap_fopen(const char *path, const char *mode)
 	}
 	if (!strncmp(path, "/sys/", 5) || !strcmp(path, "/proc/cpuinfo"))
 		return __real_fopen(path, mode);
-	if (!realpath(path, real) || strncmp(real, fuzz_dir, n) || real[n] != '/') {
+	if (!fuzz_in_dir(path, false)) {
 		errno = EACCES;
 		return NULL;
 	}
 	return __real_fopen(path, mode);
-}
-
-/*
- * guac write's size probe (its plan, fuzz_opts_write) creates and removes an
- * empty file beside a target that does not exist yet: only in the private
- * directory; elsewhere it answers "cannot tell" (true) without opening
- * anything.
- */
-bool __real_guac_target_seek_fits(const char *path, const char *dir, uint64_t end);
-bool __wrap_guac_target_seek_fits(const char *path, const char *dir, uint64_t end);
-bool __wrap_guac_target_seek_fits(const char *path, const char *dir, uint64_t end)
-{
-	char real[PATH_MAX];
-	size_t n = strlen(fuzz_dir);
-
-	if (fuzz_no_io && (!realpath(dir, real) || strncmp(real, fuzz_dir, n) ||
-			   (real[n] != '/' && real[n])))
-		return true;
-	return __real_guac_target_seek_fits(path, dir, end);
 }
 
 /* guac manifest merge's OUT (fuzz_opts_manifest runs the merge) is named by the input. */

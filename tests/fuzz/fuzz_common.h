@@ -7,7 +7,8 @@
  * outside that directory. Linked with -Wl,--wrap= for each wrapped function
  * (tests/fuzz/Makefile). The rest of the commands' I/O (gen's output,
  * bench's measurements, write's and verify's targets) lies past the steps
- * the targets call, and needs no wrapper.
+ * the targets call, and needs no wrapper; write's plan reads its target, so
+ * fuzz_opts_write names it a stand-in here (fuzz_in_dir()).
  */
 #ifndef GUAC_FUZZ_COMMON_H
 #define GUAC_FUZZ_COMMON_H
@@ -26,11 +27,17 @@ void fuzz_init(void);
 /*
  * While true (the option targets), fopen() opens only files in fuzz_dir (and
  * /sys, /proc/cpuinfo) for reading (manifests, --expect lists; report's
- * --svg is refused), guac_target_seek_fits() (guac write's size probe, which
- * may create and remove a file) runs only in fuzz_dir, and
- * guac_manifest_save() (manifest merge's OUT) writes nothing.
+ * --svg is refused), and guac_manifest_save() (manifest merge's OUT) writes
+ * nothing.
  */
 extern bool fuzz_no_io;
+
+/*
+ * Whether @path is a file in fuzz_dir (symbolic links followed); with
+ * @missing_ok, a path that does not exist counts when its directory is
+ * fuzz_dir or below it.
+ */
+bool fuzz_in_dir(const char *path, bool missing_ok);
 
 /*
  * Run @cmd (a guac_cmd_*) on @argc/@argv as guac's main() would, its signal

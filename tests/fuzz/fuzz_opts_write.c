@@ -4,12 +4,15 @@
  * opened for writing: its parse and its plan (cmd/cmd_write.h), called
  * directly; fuzz_opts.h's oracles: 0 for --help, --version and a plan that
  * passed (--dry-run's, or a write that would now open its target), else 2.
- * Neither step exits or opens the target for writing: no wrapper is needed
- * but the one that keeps the plan's size probe (guac_target_seek_fits, which
- * may create and remove an empty file beside a missing target) in fuzz_dir.
+ * Neither step exits or opens the target for writing. The plan reads its
+ * target (stat, libblkid's probe, its size and sector) and may create and
+ * remove an empty probe file beside a missing one: a target outside fuzz_dir
+ * is planned as the stand-in t.img (when it exists) or missing.img (when
+ * not), so that a fuzzed /dev/sda or /dev/watchdog is never opened.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <unistd.h>
 #include "cmd_write.h"
 #include "fuzz_opts.h"
 #include "util.h"
@@ -26,6 +29,8 @@ static int fuzz_write_once(const uint8_t *data, size_t size, struct guac_fill *f
 
 	if (ret)
 		return ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
+	if (!fuzz_in_dir(a.fill.target, true))
+		a.fill.target = access(a.fill.target, F_OK) ? "missing.img" : "t.img";
 	memset(f, 0, sizeof(*f));
 	ret = write_plan_fill(&a, f);
 	fflush(stdout);

@@ -97,7 +97,7 @@ check-suites: deps
 check-host:
 	TESTS="$(TOP)/tests/host/test_host_guard.sh $(TOP)/tests/debug/test_kcsan_triage.sh \
 		$(TOP)/tests/host/test_device_doc.sh $(TOP)/tests/host/test_boot_fault.sh \
-		$(TOP)/tests/host/test_check_suites.sh" \
+		$(TOP)/tests/host/test_check_suites.sh $(TOP)/tests/host/test_log_replay.sh" \
 		scripts/run-suites.sh host
 
 clean:

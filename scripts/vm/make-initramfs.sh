@@ -7,7 +7,7 @@
 # static guac and guac-vmtest, guacrng.ko, its test variant guacrng-test.ko
 # and the modules they depend on (taken from the kernel's image .debs), the
 # host programs listed in tests/vm/host-programs (with their shared
-# libraries), and tests/vm/ as /init, /tests/runner.sh and /tests/scenarios/. GUAC_VM_SCENARIOS: the directories
+# libraries), and tests/vm/ as /init, /tests/runner.sh (with lib.sh and storage.sh) and /tests/scenarios/. GUAC_VM_SCENARIOS: the directories
 # whose *.sh become /tests/scenarios/ (default tests/vm/scenarios).
 # The distro modules listed in tests/vm/modules go, with their dependencies,
 # into /lib/modules/extra/ (extra.order): scenarios load those themselves.
@@ -57,7 +57,7 @@ $strip -o "$root/bin/guac-vmtest" "$vmtest"
 cp "$out/guacrng.ko" "$root/lib/modules/guacrng.ko"
 cp "$out/guacrng-test.ko" "$root/lib/modules/guacrng-test.ko"
 cp "$tests/init.sh" "$root/init"
-cp "$tests/lib.sh" "$tests/runner.sh" "$tests/bench.sh" "$tests/demo.sh" "$root/tests/"
+cp "$tests/lib.sh" "$tests/storage.sh" "$tests/runner.sh" "$tests/bench.sh" "$tests/demo.sh" "$root/tests/"
 # The statistical test scripts users run, to run them on the devices themselves.
 cp "$GUAC_TOP/scripts/dieharder.sh" "$GUAC_TOP/scripts/rngtest.sh" "$root/tests/"
 # The KCSAN run's report triage, the same program the host runs.

@@ -72,6 +72,7 @@ bool vt_check_bytes(const char *what, uint64_t origin, uint64_t offset,
 
 /* Subcommands: each returns the process exit status. */
 int vt_cmd_pread(int argc, char **argv);
+int vt_cmd_log_replay(int argc, char **argv);
 int vt_cmd_preadv(int argc, char **argv);
 int vt_cmd_seek_cur(int argc, char **argv);
 int vt_cmd_eof(int argc, char **argv);

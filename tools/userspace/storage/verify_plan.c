@@ -239,6 +239,15 @@ bool verify_plan_manifest(struct verify_run *run)
 	uint64_t lo = m->range[0].device_offset - m->device_offset;
 	uint64_t hi = lo + guac_manifest_ranges_length(m);
 
+	/*
+	 * A random fill short of its end: its ranges count steps of a pass, not
+	 * bytes from their start, and the blocks hold two origins. Not checked
+	 * as if it were a sequential fill's (that could say OK for bytes never
+	 * compared); a complete one is a sequential fill of its origin.
+	 */
+	if (m->random && m->status != GUAC_STATUS_COMPLETE)
+		return verify_refuse(run, VERIFY_RANDOM_UNFINISHED, m->pass + 1, m->passes,
+				     guac_manifest_done(m), m->length, 0, 0);
 	run->origin = m->origin;
 	run->offset = m->stream_offset;
 	run->seek = m->device_offset;

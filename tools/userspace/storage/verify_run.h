@@ -121,6 +121,7 @@ enum verify_reason_kind {
 	VERIFY_BS_OFF_DIRECT_SECTOR,	/* n: bs, the target's sector */
 	VERIFY_NO_TEMP_FILE,		/* err: tmpfile()'s, for the list of bad ranges */
 	VERIFY_BAD_LIST_UNWRITABLE,	/* err; text: the list's path */
+	VERIFY_RANDOM_UNFINISHED,	/* n: the pass (from 1), passes, bytes of it done, length */
 };
 
 struct verify_reason {

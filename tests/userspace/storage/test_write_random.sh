@@ -241,6 +241,14 @@ else
 	not_ok "cannot build the slow-write shim with $CC" "$tmp/cc.err"
 fi
 
+rm -f "$f" "$m"
+"$GUAC" write --dry-run --pattern random --seed 5 --passes 2 --bs $bs --length 1M -m "$m" "$f" \
+	>"$tmp/o" 2>&1
+rc=$?
+check "--dry-run of a random fill: exit 0, its pattern in the plan, nothing written" \
+	"[ $rc -eq 0 ] && grep -q '^pattern:  random, seed 5, 2 passes of 256 blocks\$' '$tmp/o' &&
+	 [ ! -e '$f' ] && [ ! -e '$m' ]"
+
 # Bad input: a message, exit 2, nothing written (the target not even created).
 bad() {
 	desc=$1 want=$2

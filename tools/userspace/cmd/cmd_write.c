@@ -779,6 +779,10 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 			sh->origin, sh->offset, sh->seek, sh->length, f->shard_start, f->shard_end,
 			o->shard.index, o->shard.count,
 			!(f->fixed & GUAC_FILL_FIXED_ORIGIN) && !f->resume_of }, &f->probe, f->resume_of);
+	if (a->dry_run && sh->random)
+		printf("pattern:  random, seed %" PRIu64 "%s, %u pass%s of %" PRIu64 " blocks\n",
+		       sh->seed, f->fixed & GUAC_FILL_FIXED_SEED ? "" : " (drawn for this plan)",
+		       sh->passes, sh->passes == 1 ? "" : "es", sh->length / sh->block_size);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }

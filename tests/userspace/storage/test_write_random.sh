@@ -167,6 +167,20 @@ check "--resume completes it from the recorded steps" \
 check "... its bytes are guac gen's, and verify says OK" \
 	"cmp -s '$tmp/ref' '$f' && '$GUAC' verify -m '$m' >/dev/null 2>&1"
 
+# A sequential fill cut short: --resume with a --seed or --passes is another fill.
+rm -f "$f" "$m"
+(ulimit -f 500; "$GUAC" write --origin 5 --bs $bs --length 1M -m "$m" "$f" >/dev/null 2>&1)
+cp "$f" "$tmp/before"
+"$GUAC" write --resume --seed 5 -m "$m" "$f" >"$tmp/o" 2>&1
+rc=$?
+check "--resume --seed of a sequential fill: refused naming the seed, nothing written" \
+	"[ $rc -eq 2 ] && grep -q 'its seed (--seed) differs (recorded 0, given 5' '$tmp/o' &&
+	 cmp -s '$f' '$tmp/before'"
+"$GUAC" write --resume --passes 2 -m "$m" "$f" >"$tmp/o" 2>&1
+rc=$?
+check "--resume --passes of a sequential fill: refused naming the passes" \
+	"[ $rc -eq 2 ] && grep -q 'its passes (--passes) differs (recorded 1, given 2' '$tmp/o'"
+
 # Passes: the last pass's origin is the one recorded; each pass another.
 rm -f "$f" "$m"
 "$GUAC" write --pattern random --passes 3 --bs $bs --length 256K -m "$m" "$f" --json \

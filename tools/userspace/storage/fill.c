@@ -201,8 +201,12 @@ static enum guac_fill_reason fill_plan_workload(struct guac_fill *f)
 	struct guac_fill_shape *sh = &f->shape;
 
 	if (!sh->random) {
-		sh->passes = 1;
-		sh->seed = sh->pass_stride = 0;
+		/* Given to resume a sequential fill, they stay for the resume check to name. */
+		if (!(f->o->fixed & GUAC_FILL_FIXED_PASSES))
+			sh->passes = 1;
+		if (!(f->o->fixed & GUAC_FILL_FIXED_SEED))
+			sh->seed = 0;
+		sh->pass_stride = 0;
 		return GUAC_FILL_OK;
 	}
 	if (f->o->shard.count > 1)
@@ -425,8 +429,11 @@ bool guac_fill_resume_same(const struct guac_fill *f, const struct guac_manifest
 		.origin = (f->fixed & GUAC_FILL_FIXED_ORIGIN) ? f->shape.origin : old->origin,
 		.stream_offset = f->shape.offset, .device_offset = f->shape.seek,
 		.length = f->shape.length, .block_size = f->shape.block_size,
-		.random = f->shape.random, .seed = f->shape.random ? f->shape.seed : 0,
-		.passes = f->shape.random ? f->shape.passes : 1,
+		/* A --seed or --passes given to resume a sequential fill differs from its none. */
+		.random = f->shape.random,
+		.seed = f->shape.random || (f->o->fixed & GUAC_FILL_FIXED_SEED) ? f->shape.seed : 0,
+		.passes = f->shape.random || (f->o->fixed & GUAC_FILL_FIXED_PASSES) ?
+			  f->shape.passes : 1,
 		.sector_size = t->sector, .shard_index = f->o->shard.index,
 		.shard_count = f->o->shard.count, .is_file = t->kind != GUAC_TARGET_BLOCK,
 		.direct = t->direct, .target_path = f->target_abs, .serial = t->serial,

@@ -10,10 +10,12 @@
 # blocks written are exactly as many as the manifest's steps); passes write
 # other origins, the last recorded; an interrupted pass leaves each block
 # with its pass's origin or the one before, as many with the new one as the
-# manifest's steps; --resume completes it; verify refuses an unfinished
-# one; the manifest records the workload (version 8; a sequential fill's
-# stays version 7) and a resume with another seed, passes or pattern is
-# refused; bad input is refused with nothing written. TAP output.
+# manifest's steps, and verify checks each block against its own (it
+# refuses a fill short in its first pass: the blocks not written yet hold
+# nothing known); --resume completes it; the manifest records the workload
+# (version 8; a sequential fill's stays version 7) and a resume with another
+# seed, passes or pattern is refused; bad input is refused with nothing
+# written. TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
@@ -142,8 +144,8 @@ check "... as many as the manifest's steps done ($(done_blocks "$m"))" \
 	"[ $(done_blocks "$m") -eq $written ]"
 "$GUAC" verify -m "$m" >"$tmp/v" 2>&1
 rc=$?
-check "verify of the unfinished random fill: refused (exit 2), nothing called OK" \
-	"[ $rc -eq 2 ] && grep -q 'random-pattern fill that did not finish' '$tmp/v' &&
+check "verify of a random fill short in its first pass: refused (exit 2), nothing called OK" \
+	"[ $rc -eq 2 ] && grep -q 'random-pattern fill whose first pass did not finish' '$tmp/v' &&
 	 grep -q 'guac write --resume' '$tmp/v' && ! grep -q '^OK' '$tmp/v'"
 cp "$f" "$tmp/before"
 "$GUAC" write --resume --seed 8 -m "$m" "$f" >"$tmp/o" 2>&1
@@ -233,6 +235,32 @@ if $CC -shared -fPIC -o "$tmp/slow.so" "$shims/slow_pwrite.c" -ldl 2>"$tmp/cc.er
 		"! printf '%s' '$map' | grep -q '[zx]'"
 	check "... the second's in as many blocks as the manifest's steps ($new)" \
 		"[ $new -gt 0 ] && [ $new -lt 256 ] && [ $(done_blocks "$m") -eq $new ]"
+	cp "$m" "$tmp/m.before"
+	"$GUAC" verify -m "$m" >"$tmp/v" 2>&1
+	rc=$?
+	check "... verify checks each block against its origin: OK, exit 0, saying the pass is not done" \
+		"[ $rc -eq 0 ] && grep -q '^OK: 1048576 bytes' '$tmp/v' &&
+		 grep -q '^random pattern, pass 2 of 2 not finished: each block checked against origin 77777777 (its step done in this pass) or $(u64 "77777777 - $stride")' '$tmp/v'"
+	"$GUAC" verify -m "$m" --bs 64K >"$tmp/v" 2>&1
+	rc=$?
+	check "... also with reads of 16 blocks (each block compared with its own origin)" \
+		"[ $rc -eq 0 ] && grep -q '^OK: 1048576 bytes' '$tmp/v'"
+	check "... and records no check in the manifest (its progress counts steps)" \
+		"cmp -s '$m' '$tmp/m.before'"
+	# One byte in a block of each origin: both found, at their places.
+	a_at=$(printf '%s' "$map" | awk '{print index($0, "a") - 1}')
+	b_at=$(printf '%s' "$map" | awk '{print index($0, "b") - 1}')
+	printf 'X' | dd of="$f" bs=1 seek=$((a_at * bs + 100)) conv=notrunc status=none
+	printf 'X' | dd of="$f" bs=1 seek=$((b_at * bs + 700)) conv=notrunc status=none
+	"$GUAC" verify -m "$m" >"$tmp/v" 2>&1
+	rc=$?
+	check "... a byte changed in a block of each origin: exit 1, both sectors named" \
+		"[ $rc -eq 1 ] && grep -q '^MISMATCH: 2 bad 512-byte sectors in 2 ranges' '$tmp/v' &&
+		 grep -q \"sector $((a_at * 8))[),]\" '$tmp/v' && grep -q \"sector $((b_at * 8 + 1))[),]\" '$tmp/v'"
+	"$GUAC" gen --origin 77777777 --offset $((a_at * bs + 100)) --length 1 |
+		dd of="$f" bs=1 seek=$((a_at * bs + 100)) conv=notrunc status=none
+	"$GUAC" gen --origin $(u64 "77777777 - $stride") --offset $((b_at * bs + 700)) --length 1 |
+		dd of="$f" bs=1 seek=$((b_at * bs + 700)) conv=notrunc status=none
 	"$GUAC" write --resume -m "$m" "$f" >"$tmp/o" 2>&1
 	rc=$?
 	check "... --resume ends the second pass: the bytes are the last origin's" \

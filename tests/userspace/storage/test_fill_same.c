@@ -81,6 +81,32 @@ static void test_same(void **state)
 	assert_true(guac_fill_same(&a, &b, 0, NULL));
 }
 
+/* The workload (a random pattern's seed and passes) is part of the fill: every rule compares it. */
+static void test_workload(void **state)
+{
+	static const unsigned int rules[] = { 0, GUAC_FILL_MERGE, GUAC_FILL_RESUME };
+	struct guac_fill_key a, b;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		block_key(&a);
+		a.random = true;
+		a.seed = 42;
+		a.passes = 3;
+		b = a;
+		expect_same(&a, &b, rules[i]);
+		b.random = false;
+		expect_num(&a, &b, rules[i], GUAC_FILL_PATTERN, 1, 0);
+		b = a;
+		b.seed = 43;
+		expect_num(&a, &b, rules[i], GUAC_FILL_SEED, 42, 43);
+		b = a;
+		b.passes = 2;
+		expect_num(&a, &b, rules[i], GUAC_FILL_PASSES, 3, 2);
+	}
+}
+
 /* The place of the fill: every rule compares it. */
 static void test_place(void **state)
 {
@@ -309,6 +335,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same),
 		cmocka_unit_test(test_place),
+		cmocka_unit_test(test_workload),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_names),

@@ -117,6 +117,15 @@ static void test_pinned(void **state)
 	}
 }
 
+/* A random fill's pass seeds (fill.c): pinned like the order, and pass by pass apart. */
+static void test_pass_seed(void **state)
+{
+	(void)state;
+	assert_true(guac_permutation_pass_seed(0, 0) == 0x4e96155e5f0a1c3fULL);
+	assert_true(guac_permutation_pass_seed(42, 0) == 0xda95f8cdc55f04e5ULL);
+	assert_true(guac_permutation_pass_seed(42, 1) == 0xd5bd8388b15911aeULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +133,7 @@ int main(void)
 		cmocka_unit_test(test_inverse_large),
 		cmocka_unit_test(test_looks_shuffled),
 		cmocka_unit_test(test_pinned),
+		cmocka_unit_test(test_pass_seed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,12 @@ static void manifest_print(const char *path, const struct guac_manifest *m)
 	       m->device_offset, m->stream_offset,
 	       m->origin, m->shard_index, m->shard_count, done, guac_manifest_ranges_length(m),
 	       check, m->nhistory, m->nhistory == 1 ? "" : "s");
+	/* A random fill's done bytes are its pass's steps: which pass, of how many. */
+	if (m->random)
+		printf("# random pattern, seed %" PRIu64 ": pass %u of %u (origin %" PRIu64 "), "
+		       "%" PRIu64 " of its %" PRIu64 " blocks written\n", m->seed, m->pass + 1,
+		       m->passes, guac_manifest_pass_origin(m, m->pass), done / m->block_size,
+		       m->length / m->block_size);
 	guac_manifest_print(stdout, m);
 }
 
@@ -94,6 +100,9 @@ static const char *manifest_fill_field(enum guac_fill_field f)
 	case GUAC_FILL_STREAM_OFFSET:	return "stream_offset";
 	case GUAC_FILL_DEVICE_OFFSET:	return "device_offset";
 	case GUAC_FILL_LENGTH:		return "length";
+	case GUAC_FILL_PATTERN:		return "workload pattern";
+	case GUAC_FILL_SEED:		return "workload seed";
+	case GUAC_FILL_PASSES:		return "workload passes";
 	case GUAC_FILL_SECTOR_SIZE:	return "sector_size";
 	case GUAC_FILL_BLOCK_SIZE:	return "block_size";
 	case GUAC_FILL_TARGET_SIZE:	return "target size";

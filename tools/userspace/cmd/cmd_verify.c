@@ -410,6 +410,13 @@ void guac_verify_say(const struct verify_run *run)
 	case VERIFY_BAD_LIST_UNWRITABLE:
 		guac_err("cannot write --bad-list '%s': %s", r->text, strerror(r->err));
 		break;
+	case VERIFY_RANDOM_UNFINISHED:
+		guac_err("the manifest records a random-pattern fill whose first pass did not "
+			 "finish (pass %" PRIu64 " of %" PRIu64 ", %" PRIu64 " of its %" PRIu64
+			 " bytes written): the blocks it has not written yet, scattered over the "
+			 "fill, hold nothing known; nothing checked. guac write --resume -m "
+			 "MANIFEST completes it", n[0], n[1], n[2], n[3]);
+		break;
 	}
 }
 

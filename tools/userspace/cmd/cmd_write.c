@@ -25,6 +25,7 @@
 #include "write_target.h"
 
 #define WRITE_EXIT_INTERRUPTED 130	/* 128 + SIGINT, as shells report it */
+#define WRITE_MAX_PASSES 1000		/* each pass writes the whole fill */
 
 static const struct guac_usage write_usage = {
 	.synopsis = "Usage: guac write [OPTIONS] TARGET\n",
@@ -144,8 +145,19 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 static int write_parse_options(struct write_args *a, int argc, char **argv)
 {
 	char impl_help[128];
-	struct guac_option opts[WRITE_RANGE_OPTIONS + 16];
-	const struct guac_option rest[16] = {
+	struct guac_option opts[WRITE_RANGE_OPTIONS + 19];
+	const struct guac_option rest[19] = {
+		GUAC_OPT_STRING(0, "pattern", &a->pattern_arg, "NAME",
+				"sequential (default: each job writes its part in address order) or "
+				"random: every --bs block once a pass, in a seeded random order; the "
+				"length must be whole --bs blocks, not with --shard (docs/storage.md)"),
+		GUAC_OPT_U64_GIVEN(0, "passes", &a->passes, "N",
+				   "random: write the fill N times (1 to 1000, default 1), each pass "
+				   "in its own order with its own origin, the last one's recorded",
+				   &a->passes_given),
+		GUAC_OPT_U64_GIVEN(0, "seed", &a->fill.shape.seed, "S",
+				   "random: the order's seed (default: drawn, printed in the "
+				   "manifest)", &a->seed_given),
 		GUAC_OPT_STRING('m', "manifest", &a->fill.manifest, "FILE",
 				"record the write (docs/manifest.md); an existing manifest of another "
 				"stream range moves into its history; not TARGET itself"),
@@ -296,6 +308,32 @@ static const char *write_exit_reason(const struct write_outcome *o)
 	}
 }
 
+/*
+ * A random fill: its seed and passes, and short of the end, how far the pass
+ * under way got (its steps a job; the blocks they are spread over the fill).
+ */
+static void write_report_random(const struct write_outcome *o)
+{
+	const struct guac_io *io = o->io;
+	const struct guac_manifest *m = o->m;
+	uint64_t bs = o->sh->block_size;
+	unsigned int i;
+
+	printf("random pattern: seed %" PRIu64 ", pass %u of %u (origin %" PRIu64 "), %" PRIu64
+	       " blocks a pass\n", m->seed, m->pass + 1, m->passes,
+	       guac_manifest_pass_origin(m, m->pass), io->length / bs);
+	if (o->out->durable == o->out->total || !o->out->durable_ok)
+		return;
+	for (i = 0; i < io->jobs; i++) {
+		const struct guac_io_job *j = &io->job[i];
+		uint64_t d = atomic_load(&j->done);
+
+		if (d != j->end - j->start)
+			printf("  job %u: steps %" PRIu64 "-%" PRIu64 " of the pass, %" PRIu64
+			       " durable\n", i, j->start / bs, j->end / bs - 1, d / bs);
+	}
+}
+
 /* The FAILED lines, and the OK, INTERRUPTED or DURABLE line with the fill's numbers. */
 static void write_report_text(const struct write_outcome *o)
 {
@@ -338,7 +376,9 @@ static void write_report_text(const struct write_outcome *o)
 	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",
 	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", o->sh->block_size,
 	       o->t->sector, io->seconds, rate);
-	if (out->durable < out->total && out->durable_ok) {
+	if (o->sh->random)
+		write_report_random(o);
+	else if (out->durable < out->total && out->durable_ok) {
 		for (i = 0; i < io->jobs; i++) {
 			const struct guac_io_job *j = &io->job[i];
 			uint64_t d = atomic_load(&j->done);
@@ -443,7 +483,12 @@ static void write_report_json(const struct write_outcome *o)
 	       ",\"bytes_durable\":%" PRIu64 ",\"fsynced\":%s",
 	       guac_target_mode(o->t), io->jobs, o->sh->block_size, o->a->fill.sync ? "true" : "false",
 	       out->resumed, out->done, out->durable, out->durable_ok ? "true" : "false");
-	write_json_not_durable(o);
+	if (o->sh->random)
+		printf(",\"not_durable\":null,\"pattern\":\"random\",\"seed\":%" PRIu64
+		       ",\"passes\":%u,\"pass\":%u",
+		       m->seed, m->passes, m->pass);
+	else
+		write_json_not_durable(o);
 	printf(",\"status\":\"%s\",\"result\":\"%s\"", guac_fill_status_name(m->status),
 	       !out->failed && out->done == out->total ? "ok" :
 	       !out->failed ? "interrupted" : "failed");
@@ -460,12 +505,40 @@ static void write_report_json(const struct write_outcome *o)
 	       io->seconds > 0 ? out->ran / io->seconds : 0.0, o->exit_status, write_exit_reason(o));
 }
 
+/* --pattern, --passes and --seed: a random fill's, checked; false after a message. */
+static bool write_parse_pattern(struct write_args *a)
+{
+	const char *p = a->pattern_arg;
+
+	if (p && strcmp(p, "sequential") && strcmp(p, "random")) {
+		guac_err("invalid --pattern '%s': expected sequential or random", p);
+		return false;
+	}
+	a->fill.shape.random = p && !strcmp(p, "random");
+	a->fill.shape.passes = a->passes_given ? (unsigned int)a->passes : 1;
+	if (a->passes_given && (!a->passes || a->passes > WRITE_MAX_PASSES)) {
+		guac_err("invalid --passes %" PRIu64 ": expected 1 to %d", a->passes,
+			 WRITE_MAX_PASSES);
+		return false;
+	}
+	/* A resume without --pattern takes the recorded one, which the others must then fit. */
+	if ((a->passes_given || a->seed_given) && !a->fill.shape.random && (p || !a->fill.resume)) {
+		guac_err("--%s is for --pattern random (a sequential fill has one order and one "
+			 "pass)", a->passes_given ? "passes" : "seed");
+		return false;
+	}
+	return true;
+}
+
 /* The fill's values the options fixed: the others default, or a resume takes them. */
 static unsigned int write_fixed(const struct write_args *a)
 {
 	return (a->origin_given ? GUAC_FILL_FIXED_ORIGIN : 0) | (a->offset_given ? GUAC_FILL_FIXED_OFFSET : 0) |
 	       (a->seek_given ? GUAC_FILL_FIXED_SEEK : 0) | (a->length_given ? GUAC_FILL_FIXED_LENGTH : 0) |
-	       (a->bs_given ? GUAC_FILL_FIXED_BLOCK_SIZE : 0);
+	       (a->bs_given ? GUAC_FILL_FIXED_BLOCK_SIZE : 0) |
+	       (a->pattern_arg ? GUAC_FILL_FIXED_PATTERN : 0) |
+	       (a->seed_given ? GUAC_FILL_FIXED_SEED : 0) |
+	       (a->passes_given ? GUAC_FILL_FIXED_PASSES : 0);
 }
 
 int write_parse_args(struct write_args *a, int argc, char **argv)
@@ -486,6 +559,8 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
+	if (!write_parse_pattern(a))
+		return GUAC_EXIT_ERROR;
 	if (!write_host(a, a->host, sizeof(a->host)) || !write_run(a, a->run, sizeof(a->run)) ||
 	    !write_checkpoint_seconds(&a->fill.checkpoint_seconds))
 		return GUAC_EXIT_ERROR;
@@ -533,6 +608,18 @@ static void write_say_range(const struct guac_fill *f, enum guac_fill_reason rea
 	else if (reason == GUAC_FILL_BLOCK_NOT_SECTORS)
 		guac_err("--bs %" PRIu64 " is not a multiple of the %u-byte sector size of '%s'",
 			 sh->block_size, s, target);
+	else if (reason == GUAC_FILL_RANDOM_NOT_WHOLE_BLOCKS)
+		guac_err("--pattern random writes whole --bs blocks: --length %" PRIu64 " is not a "
+			 "multiple of --bs %" PRIu64 " (for example --length %" PRIu64 "); nothing "
+			 "written", sh->length, sh->block_size,
+			 sh->length / sh->block_size ? sh->length / sh->block_size * sh->block_size :
+			 sh->block_size);
+	else if (reason == GUAC_FILL_RANDOM_SHARDED)
+		guac_err("--pattern random permutes the whole fill's blocks: not with --shard (a "
+			 "shard's blocks are not the fill's); nothing written");
+	else if (reason == GUAC_FILL_NO_SEED)
+		guac_err("cannot draw a seed for --pattern random (getrandom: %s): give --seed",
+			 strerror(f->refusal.error));
 }
 
 /* A refusal for the space the fill would take: memory, the largest file, free space. */
@@ -613,6 +700,9 @@ static void write_say_mismatch(const struct guac_fill *f)
 		[GUAC_FILL_STREAM_OFFSET] = "stream offset (--offset)",
 		[GUAC_FILL_DEVICE_OFFSET] = "device offset (--seek)",
 		[GUAC_FILL_LENGTH] = "length",
+		[GUAC_FILL_PATTERN] = "pattern (--pattern)",
+		[GUAC_FILL_SEED] = "seed (--seed)",
+		[GUAC_FILL_PASSES] = "passes (--passes)",
 		[GUAC_FILL_BLOCK_SIZE] = "block size (--bs)",
 		[GUAC_FILL_SECTOR_SIZE] = "sector size differs",
 		[GUAC_FILL_TARGET_SIZE] = "target size differs",
@@ -630,7 +720,11 @@ static void write_say_mismatch(const struct guac_fill *f)
 	char why[160];
 
 	/* The numbers with their values: the one to give again, or to leave out. */
-	if (d->field <= GUAC_FILL_LENGTH || d->field == GUAC_FILL_BLOCK_SIZE)
+	if (d->field == GUAC_FILL_PATTERN)
+		snprintf(why, sizeof(why), "%s differs (recorded %s, given %s; without it --resume "
+			 "takes the recorded one)", names[d->field], d->a ? "random" : "sequential",
+			 d->b ? "random" : "sequential");
+	else if (d->field <= GUAC_FILL_PASSES || d->field == GUAC_FILL_BLOCK_SIZE)
 		snprintf(why, sizeof(why), "%s differs (recorded %" PRIu64 ", given %" PRIu64
 			 "; without it --resume takes the recorded one)", names[d->field],
 			 d->a, d->b);
@@ -729,6 +823,10 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 			sh->origin, sh->offset, sh->seek, sh->length, f->shard_start, f->shard_end,
 			o->shard.index, o->shard.count,
 			!(f->fixed & GUAC_FILL_FIXED_ORIGIN) && !f->resume_of }, &f->probe, f->resume_of);
+	if (a->dry_run && sh->random)
+		printf("pattern:  random, seed %" PRIu64 "%s, %u pass%s of %" PRIu64 " blocks\n",
+		       sh->seed, f->fixed & GUAC_FILL_FIXED_SEED ? "" : " (drawn for this plan)",
+		       sh->passes, sh->passes == 1 ? "" : "es", sh->length / sh->block_size);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }
@@ -741,6 +839,11 @@ static void write_note(const struct guac_fill *f, enum guac_fill_note note, void
 	if (note == GUAC_FILL_NOTE_NEW_FILL)
 		guac_err("note: no manifest '%s' yet: nothing to resume, a new fill",
 			 a->fill.manifest);
+	else if (note == GUAC_FILL_NOTE_RESUMING && f->shape.random)
+		fprintf(a->json ? stderr : stdout, "resuming '%s' (%s): %" PRIu64 " of %" PRIu64
+			" bytes already durable in random pass %u of %u\n", a->fill.manifest,
+			guac_fill_status_name(f->old.status), f->out.resumed, f->io.length,
+			f->pass + 1, f->shape.passes);
 	else if (note == GUAC_FILL_NOTE_RESUMING)
 		fprintf(a->json ? stderr : stdout, "resuming '%s' (%s): %" PRIu64 " of %" PRIu64
 			" bytes already durable\n", a->fill.manifest, guac_fill_status_name(f->old.status),
@@ -758,6 +861,9 @@ static int write_fill(struct write_args *a, struct guac_fill *f)
 		guac_err("note: origin %" PRIu64 " was drawn for this fill (a fresh one "
 			 "each time); without a manifest, check it with guac verify --origin %"
 			 PRIu64, f->shape.origin, f->shape.origin);
+	if (f->shape.random && !a->seed_given && !a->fill.manifest)
+		guac_err("note: seed %" PRIu64 " was drawn for this random fill; without a "
+			 "manifest, nothing else records it", f->shape.seed);
 	a->fill.note = write_note;
 	a->fill.note_arg = a;
 	reason = guac_fill_run(f);

@@ -22,6 +22,9 @@ struct write_args {
 	const char *host_arg;		/* --host, else GUAC_HOST, else gethostname() */
 	const char *run_arg;		/* --run, else GUAC_RUN, else none */
 	const char *impl_arg;		/* --impl: checked after the table */
+	const char *pattern_arg;	/* --pattern: checked after the table */
+	uint64_t passes;		/* --passes: checked after the table */
+	bool passes_given, seed_given;
 	char host[sizeof(((struct guac_manifest *)0)->host)];
 	char run[sizeof(((struct guac_manifest *)0)->run)];
 };

@@ -589,6 +589,12 @@ void verify_report_text(const struct verify_run *run)
 		verify_earlier_text(run);
 	}
 	verify_text_diagnosis(run);
+	if (run->random.on)
+		printf("random pattern, pass %u of %u not finished: each block checked against "
+		       "origin %" PRIu64 " (its step done in this pass) or %" PRIu64 " (the pass "
+		       "before); the fill is not complete: guac write --resume completes it\n",
+		       run->random.pass + 1, run->random.passes, run->random.origin_new,
+		       run->random.origin_old);
 	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors (%s)\n",
 	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
 	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector,

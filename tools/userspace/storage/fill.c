@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -118,7 +119,15 @@ static enum guac_fill_reason fill_plan_resume(struct guac_fill *f)
 		f->shape.block_size = old->block_size;
 	if (f->direct == GUAC_DIRECT_DEFAULT)
 		f->direct = old->direct ? GUAC_DIRECT_ON : GUAC_DIRECT_OFF;
-	f->fixed |= GUAC_FILL_FIXED_ORIGIN | GUAC_FILL_FIXED_LENGTH;
+	if (!(f->fixed & GUAC_FILL_FIXED_PATTERN))
+		f->shape.random = old->random;
+	if (!(f->fixed & GUAC_FILL_FIXED_SEED))
+		f->shape.seed = old->seed;
+	if (!(f->fixed & GUAC_FILL_FIXED_PASSES))
+		f->shape.passes = old->random ? old->passes : 1;
+	/* The passes' origins are the recorded ones, whatever the target's size now. */
+	f->shape.pass_stride = old->pass_stride;
+	f->fixed |= GUAC_FILL_FIXED_ORIGIN | GUAC_FILL_FIXED_LENGTH | GUAC_FILL_FIXED_SEED;
 	return GUAC_FILL_OK;
 }
 
@@ -186,6 +195,36 @@ static enum guac_fill_reason fill_plan_range(struct guac_fill *f)
 	/* The manifest records whole sectors; O_DIRECT and verify's reads need them too. */
 	if (sh->block_size % t->sector)
 		return fill_refuse(f, GUAC_FILL_BLOCK_NOT_SECTORS);
+	return GUAC_FILL_OK;
+}
+
+/*
+ * The random pattern permutes the fill's blocks: whole --bs blocks of one
+ * part (a shard's blocks would be another permutation's), and a seed drawn
+ * when none is given (recorded, so that a resume and a check find it).
+ */
+static enum guac_fill_reason fill_plan_workload(struct guac_fill *f)
+{
+	struct guac_fill_shape *sh = &f->shape;
+
+	if (!sh->random) {
+		/* Given to resume a sequential fill, they stay for the resume check to name. */
+		if (!(f->o->fixed & GUAC_FILL_FIXED_PASSES))
+			sh->passes = 1;
+		if (!(f->o->fixed & GUAC_FILL_FIXED_SEED))
+			sh->seed = 0;
+		sh->pass_stride = 0;
+		return GUAC_FILL_OK;
+	}
+	if (f->o->shard.count > 1)
+		return fill_refuse(f, GUAC_FILL_RANDOM_SHARDED);
+	if (sh->length % sh->block_size)
+		return fill_refuse(f, GUAC_FILL_RANDOM_NOT_WHOLE_BLOCKS);
+	if (!(f->fixed & GUAC_FILL_FIXED_SEED) &&
+	    getrandom(&sh->seed, sizeof(sh->seed), 0) != sizeof(sh->seed)) {
+		f->refusal.error = errno;
+		return fill_refuse(f, GUAC_FILL_NO_SEED);
+	}
 	return GUAC_FILL_OK;
 }
 
@@ -322,18 +361,35 @@ static enum guac_fill_reason fill_plan_manifest(struct guac_fill *f)
 	return GUAC_FILL_OK;
 }
 
-/* The fill's origin: fresh, or the one fixed if it does not alias a recorded fill. */
+/*
+ * The fill's origin: fresh, or the one fixed if it does not alias a recorded
+ * fill. A random fill's passes are the target's blocks apart (so no two
+ * alias), and the choice covers them all: its first pass's origin with all
+ * their blocks; the origin recorded (and given) is the last pass's.
+ */
 static enum guac_fill_reason fill_plan_origin(struct guac_fill *f)
 {
 	const struct guac_fill_options *o = f->o;
-	uint64_t end = f->t.kind == GUAC_TARGET_BLOCK || f->t.size > f->shape.seek + f->shape.length ?
-		       f->t.size : f->shape.seek + f->shape.length;
+	struct guac_fill_shape *sh = &f->shape;
+	uint64_t end = f->t.kind == GUAC_TARGET_BLOCK || f->t.size > sh->seek + sh->length ?
+		       f->t.size : sh->seek + sh->length;
 	struct guac_fill_choice choice = {
 		f->have_old ? &f->old : NULL, f->fixed & GUAC_FILL_FIXED_ORIGIN, o->force, o->resume,
-		o->shard.index, o->shard.count, f->shape.offset, f->shape.seek, end / 64 + 1,
+		o->shard.index, o->shard.count, sh->offset, sh->seek, end / 64 + 1,
 	};
+	/* A resume of the recorded fill takes its origin as it is. */
+	bool passes = sh->random && !(o->resume && f->have_old);
+	uint64_t before = 0;
 
-	f->refusal.origin = guac_fill_choose_origin(&choice, &f->shape.origin, &f->refusal.clash);
+	if (passes) {
+		sh->pass_stride = choice.span;
+		before = (uint64_t)(sh->passes - 1) * sh->pass_stride;
+		choice.span = choice.span > UINT64_MAX / sh->passes ? UINT64_MAX :
+			      choice.span * sh->passes;
+		sh->origin -= before;
+	}
+	f->refusal.origin = guac_fill_choose_origin(&choice, &sh->origin, &f->refusal.clash);
+	sh->origin += before;
 	if (f->refusal.origin != GUAC_ORIGIN_CHOSEN) {
 		f->refusal.need = choice.span;
 		return fill_refuse(f, GUAC_FILL_ORIGIN_REFUSED);
@@ -353,7 +409,7 @@ enum guac_fill_reason guac_fill_plan(struct guac_fill *f, const struct guac_fill
 	 * depends on the recorded fill.
 	 */
 	static enum guac_fill_reason (*const checks[])(struct guac_fill *f) = {
-		fill_plan_resume, fill_plan_probe, fill_plan_range, fill_plan_memory,
+		fill_plan_resume, fill_plan_probe, fill_plan_range, fill_plan_workload, fill_plan_memory,
 		fill_plan_file_fits, fill_plan_manifest, fill_plan_origin,
 	};
 	enum guac_fill_reason r = GUAC_FILL_OK;
@@ -383,6 +439,11 @@ bool guac_fill_resume_same(const struct guac_fill *f, const struct guac_manifest
 		.origin = (f->fixed & GUAC_FILL_FIXED_ORIGIN) ? f->shape.origin : old->origin,
 		.stream_offset = f->shape.offset, .device_offset = f->shape.seek,
 		.length = f->shape.length, .block_size = f->shape.block_size,
+		/* A --seed or --passes given to resume a sequential fill differs from its none. */
+		.random = f->shape.random,
+		.seed = f->shape.random || (f->o->fixed & GUAC_FILL_FIXED_SEED) ? f->shape.seed : 0,
+		.passes = f->shape.random || (f->o->fixed & GUAC_FILL_FIXED_PASSES) ?
+			  f->shape.passes : 1,
 		.sector_size = t->sector, .shard_index = f->o->shard.index,
 		.shard_count = f->o->shard.count, .is_file = t->kind != GUAC_TARGET_BLOCK,
 		.direct = t->direct, .target_path = f->target_abs, .serial = t->serial,
@@ -502,17 +563,31 @@ static void fill_record_start(struct guac_fill *f)
 	snprintf(m->wwid, sizeof(m->wwid), "%s", t->wwid);
 	m->shard_index = f->o->shard.index;
 	m->shard_count = f->o->shard.count;
+	m->random = f->shape.random;
+	m->seed = f->shape.seed;
+	m->passes = f->shape.passes;
+	m->pass_stride = f->shape.pass_stride;
 	m->status = GUAC_STATUS_RUNNING;
 	guac_manifest_now(m->started, sizeof(m->started));
 	if (f->have_old)
 		fill_history(m, &f->old);
 }
 
+/* Where the block for run position @pos lands: a random pass's step @pos / bs is a block. */
+static uint64_t fill_place(struct guac_io_job *job, uint64_t pos)
+{
+	const struct guac_fill_stream *s = job->priv;
+
+	return s->perm ? guac_permute(s->perm, pos / s->bs) * s->bs : pos;
+}
+
+/* The bytes at the block's place: what a sequential fill of the pass's origin puts there. */
 static void fill_produce(struct guac_io_job *job, uint8_t *buf, uint64_t pos, size_t len)
 {
 	const struct guac_fill_stream *s = job->priv;
 
-	guac_spos_fill(s->impl, buf, s->origin, guac_spos_add(s->start, pos), len);
+	guac_spos_fill(s->impl, buf, s->origin, guac_spos_add(s->start, fill_place(job, pos)),
+		       len);
 }
 
 /* Each part continues from its durable end: the split must be the recorded one. */
@@ -533,6 +608,7 @@ static enum guac_fill_reason fill_resume_parts(struct guac_fill *f)
 		atomic_store(&io->job[i].done, old->range[i].done);
 		f->out.resumed += old->range[i].done;
 	}
+	f->pass = old->random ? old->pass : 0;	/* the steps done are this pass's */
 	memcpy(f->m.started, old->started, sizeof(f->m.started));
 	/* A requeued task that lost its run ID goes on in the run it began. */
 	if (!f->m.run[0])
@@ -554,15 +630,18 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	io->bs = (size_t)f->shape.block_size;
 	io->jobs = (unsigned int)f->shape.jobs;
 	io->hooks.produce = fill_produce;
+	io->hooks.place = f->shape.random ? fill_place : NULL;
 	io->checkpoint_seconds = o->checkpoint_seconds;
 	f->progress = (struct guac_progress){ .mode = o->progress,
 					      .interval = o->progress_interval,
 					      .label = "write", .target = o->target };
 	io->progress = &f->progress;
 	io->stop = &f->stop;
-	guac_io_split(io, f->t.sector);
+	/* A random pass's jobs take whole blocks of its steps. */
+	guac_io_split(io, f->shape.random ? (unsigned int)f->shape.block_size : f->t.sector);
 	f->stream = (struct guac_fill_stream){
-		f->shape.origin, guac_spos_add(guac_spos_of(f->shape.offset), f->shard_start), o->impl };
+		f->shape.origin, guac_spos_add(guac_spos_of(f->shape.offset), f->shard_start), o->impl,
+		NULL, f->shape.block_size, 0 };
 	f->out.stream_start = f->stream.start;
 	for (i = 0; i < io->jobs; i++)
 		io->job[i].priv = &f->stream;
@@ -620,6 +699,34 @@ static void fill_checkpoint(struct guac_io *io, void *arg)
 }
 
 /*
+ * fill_check_file() of a random fill: its blocks land anywhere, so only a
+ * pass written whole (the last one, or any before the pass under way) says
+ * where data must be: all of the fill. A loss there leaves no block whose
+ * content is known: every job's done is cut to nothing (the caller goes back
+ * to the first pass).
+ */
+static const char *fill_check_random(const struct guac_target *t, struct guac_io *io,
+				     char *why, size_t size)
+{
+	const struct guac_fill_stream *s = io->job[0].priv;
+	uint64_t end = io->base + io->length;
+	struct stat st;
+	off_t hole;
+	unsigned int i;
+
+	if (s->pass == 0 && guac_io_done(io) < io->length)
+		return NULL;	/* the first pass under way: holes are the blocks to come */
+	hole = lseek(t->fd, (off_t)io->base, SEEK_HOLE);
+	if (!fstat(t->fd, &st) && (uint64_t)st.st_size >= end && (hole < 0 || (uint64_t)hole >= end))
+		return NULL;
+	for (i = 0; i < io->jobs; i++)
+		atomic_store(&io->job[i].done, 0);
+	snprintf(why, size, "device bytes from %" PRIu64 " of the random fill are gone",
+		 hole >= 0 && (uint64_t)hole < end ? (uint64_t)hole : (uint64_t)st.st_size);
+	return "the target was truncated during the fill";
+}
+
+/*
  * After the final fsync, whether the file written still holds what the jobs
  * count as done: the path may have been removed or replaced, or the file
  * truncated, by someone else meanwhile. A truncation that later writes
@@ -642,6 +749,8 @@ static const char *fill_check_file(const struct guac_target *t, const char *path
 		snprintf(why, size, "'%s' no longer names the file written", path);
 		return "the target was removed or replaced during the fill";
 	}
+	if (io->hooks.place)
+		return fill_check_random(t, io, why, size);
 	for (i = 0; i < io->jobs; i++) {
 		struct guac_io_job *j = &io->job[i];
 		uint64_t start = io->base + j->start, done = atomic_load(&j->done), keep = done;
@@ -665,6 +774,63 @@ static const char *fill_check_file(const struct guac_target *t, const char *path
 	return lost ? "the target was truncated during the fill" : NULL;
 }
 
+/* A pass begins: a random one's order and origin, for the producer and the manifest. */
+static void fill_pass_begin(struct guac_fill *f)
+{
+	f->stream.pass = f->m.pass = f->pass;
+	if (!f->shape.random)
+		return;
+	guac_permutation_init(&f->perm, f->io.length / f->shape.block_size,
+			      guac_permutation_pass_seed(f->shape.seed, f->pass));
+	f->stream.perm = &f->perm;
+	f->stream.origin = guac_manifest_pass_origin(&f->m, f->pass);
+}
+
+/* The pass ended short of its steps: an error, a stop, a thread that did not start. */
+static bool fill_pass_short(const struct guac_fill *f)
+{
+	const struct guac_io *io = &f->io;
+
+	return guac_io_done(io) < io->length || io->sync_error || f->out.thread_err;
+}
+
+/*
+ * The jobs write a sequential fill in one run of the engine, a random one
+ * in one run a pass (each ended by its fsync), from the pass and steps a
+ * resume continues. A pass written whole is followed by the next, which
+ * starts with none of its steps done, even when a stop came meanwhile: the
+ * manifest then says so, and never that a pass short of the last is the end.
+ */
+static void fill_passes(struct guac_fill *f)
+{
+	struct guac_io *io = &f->io;
+	uint64_t before = f->out.resumed;
+	double seconds = 0;
+	unsigned int i;
+
+	io->progress_before = (uint64_t)f->pass * io->length;
+	io->progress_total = f->shape.random ? f->shape.passes * io->length : 0;
+	for (;;) {
+		fill_pass_begin(f);
+		f->out.thread_err = guac_io_run(io);
+		/* This run's bytes, for its rate: before a loss cuts done below the resumed ones. */
+		f->out.ran += guac_io_done(io) - before;
+		seconds += io->seconds;
+		io->seconds = seconds;	/* the whole write's, every pass */
+		if (!f->shape.random || f->pass + 1 >= f->shape.passes || fill_pass_short(f))
+			return;
+		f->stream.pass = f->m.pass = ++f->pass;
+		before = 0;
+		io->progress_before += io->length;
+		for (i = 0; i < io->jobs; i++) {
+			io->job[i].resume = 0;
+			atomic_store(&io->job[i].done, 0);
+		}
+		if (atomic_load(&f->stop))
+			return;
+	}
+}
+
 /* The jobs write; then what the file still holds of it, and its size. */
 static void fill_jobs(struct guac_fill *f)
 {
@@ -681,12 +847,12 @@ static void fill_jobs(struct guac_fill *f)
 	/* A file size limit must end in EFBIG, reported like ENOSPC, not in a kill. */
 	signal(SIGXFSZ, SIG_IGN);
 	guac_io_catch_signals(&f->stop);
-	f->out.thread_err = guac_io_run(io);
+	fill_passes(f);
 	guac_progress_finish(&f->progress);
-	/* This run's bytes, for its rate: before a loss cuts done below the resumed ones. */
-	f->out.ran = guac_io_done(io) - f->out.resumed;
 	f->out.lost = fill_check_file(&f->t, o->target, io, f->out.lost_why,
 				      sizeof(f->out.lost_why));
+	if (f->out.lost)
+		f->pass = 0;	/* a random fill: no block's content is known (fill_check_random) */
 	/* The size after the fill, which an error, a stop or a shard leave smaller. */
 	if (f->t.kind == GUAC_TARGET_FILE && !fstat(f->t.fd, &st))
 		f->m.target_size = (uint64_t)st.st_size;
@@ -736,6 +902,7 @@ static void fill_conclude(struct guac_fill *f)
 	out->durable_ok = !io->sync_error || f->o->sync;
 	out->durable = out->durable_ok ? out->done : 0;
 	fill_ranges(&f->m, io, f->shard_start, out->durable_ok);
+	f->m.pass = f->pass;
 	f->m.seconds = io->seconds + (f->o->resume && f->have_old ? f->old.seconds : 0);
 	guac_manifest_now(f->m.finished, sizeof(f->m.finished));
 	out->failed = out->first_err || io->sync_error || out->thread_err || out->lost;

@@ -17,6 +17,7 @@
 #include "io_engine.h"
 #include "libguac.h"
 #include "manifest.h"
+#include "permutation.h"
 #include "shard.h"
 #include "target.h"
 #include "target_probe.h"
@@ -29,6 +30,9 @@ enum guac_fill_fixed {
 	GUAC_FILL_FIXED_SEEK = 1 << 2,
 	GUAC_FILL_FIXED_LENGTH = 1 << 3,
 	GUAC_FILL_FIXED_BLOCK_SIZE = 1 << 4,
+	GUAC_FILL_FIXED_PATTERN = 1 << 5,
+	GUAC_FILL_FIXED_SEED = 1 << 6,
+	GUAC_FILL_FIXED_PASSES = 1 << 7,
 };
 
 /* What a fill tells its caller while it runs, for the caller to word. */
@@ -46,6 +50,15 @@ struct guac_fill_shape {
 	uint64_t length;		/* bytes */
 	uint64_t block_size;		/* bytes a system call */
 	uint64_t jobs;			/* threads, each with a contiguous part */
+	/*
+	 * The pattern (manifest.h): random writes the blocks of each of @passes
+	 * passes in the order of a permutation of (@seed, pass); the passes'
+	 * origins are @pass_stride stream blocks apart, the last being @origin.
+	 */
+	bool random;
+	uint64_t seed;
+	unsigned int passes;
+	uint64_t pass_stride;		/* the plan's, or the recorded fill's */
 };
 
 struct guac_fill_options {
@@ -104,6 +117,9 @@ enum guac_fill_reason {
 	GUAC_FILL_RESUME_DIFFERS,	/* the recorded fill is another one */
 	GUAC_FILL_RESUME_RANGES_DIFFER,	/* its ranges are not this fill's parts */
 	GUAC_FILL_NOTHING_TO_RESUME,	/* the recorded fill is complete: success */
+	GUAC_FILL_RANDOM_NOT_WHOLE_BLOCKS,	/* random: the length is not whole --bs blocks */
+	GUAC_FILL_RANDOM_SHARDED,	/* random: a shard's blocks are not the fill's */
+	GUAC_FILL_NO_SEED,		/* random: no randomness for a seed (errno) */
 };
 
 /* The numbers a refusal is worded with; which hold a value depends on the reason. */
@@ -144,9 +160,13 @@ struct guac_fill_outcome {
 
 /* fill.c's own: what each job's producer and the checkpoints need. */
 struct guac_fill_stream {
-	uint64_t origin;
+	uint64_t origin;		/* a random fill: the pass's */
 	struct guac_spos start;		/* the stream position at run position 0 */
 	int impl;
+	/* A random fill: the pass's order (run positions are steps of @bs bytes); else NULL. */
+	const struct guac_permutation *perm;
+	uint64_t bs;
+	unsigned int pass;
 };
 
 struct guac_fill_checkpoint {
@@ -178,6 +198,8 @@ struct guac_fill {
 	atomic_bool stop;
 	struct guac_progress progress;
 	struct guac_fill_stream stream;
+	struct guac_permutation perm;	/* a random fill's pass */
+	unsigned int pass;		/* the pass the jobs write (0 for a sequential fill) */
 	struct guac_fill_checkpoint checkpoint;
 	struct guac_fill_outcome out;
 };

@@ -591,6 +591,13 @@ int guac_fill_alias(const struct guac_manifest *old, uint64_t origin, uint64_t s
 		return -1;
 	d = guac_fill_distance(origin, soff, doff, old->origin, old->stream_offset,
 			       old->device_offset);
+	/* A random fill wrote each of its passes' origins: a sector a pass missed holds one. */
+	for (i = 0; old->random && i + 1 < old->passes; i++) {
+		uint64_t p = guac_fill_distance(origin, soff, doff, guac_manifest_pass_origin(old, i),
+						old->stream_offset, old->device_offset);
+
+		d = p < d ? p : d;
+	}
 	if (d < span) {
 		*distance = d;
 		return 0;

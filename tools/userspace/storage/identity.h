@@ -136,7 +136,8 @@ enum guac_origin_refusal guac_fill_fresh_origin(const struct guac_manifest *old,
 /*
  * The first fill of @old (its own, then its history) whose stream aliases a
  * fill of @origin at (@soff, @doff) within @span blocks: its index (0: the
- * manifest's own fill, k: history[k - 1]) and distance; -1 when none.
+ * manifest's own fill, k: history[k - 1]) and distance; -1 when none. The
+ * manifest's own random fill is each of its passes' origins (the nearest).
  */
 int guac_fill_alias(const struct guac_manifest *old, uint64_t origin, uint64_t soff,
 		    uint64_t doff, uint64_t span, uint64_t *distance);

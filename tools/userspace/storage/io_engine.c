@@ -279,11 +279,14 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 	int err;
 
 	if (io->write) {
-		err = guac_io_pwrite_all(io, s->buf, n, io->base + pos, &got);
+		uint64_t at = io->hooks.place ? io->hooks.place(job, pos) : pos;
+
+		err = guac_io_pwrite_all(io, s->buf, n, io->base + at, &got);
 		if (err) {
 			job->error = err;
-			job->error_pos = pos + got;
-			atomic_store(&job->done, pos + got - job->start);
+			job->error_pos = at + got;
+			/* A placed block is done whole or not: its part of the steps counts blocks. */
+			atomic_store(&job->done, (io->hooks.place ? pos : pos + got) - job->start);
 			return false;
 		}
 	} else if (s->err == GUAC_IO_STOPPED) {

@@ -127,6 +127,14 @@ struct guac_io_hooks {
 	 */
 	bool (*check)(struct guac_io_job *job, const uint8_t *buf, uint64_t pos, size_t len,
 		      uint8_t *scratch);
+	/*
+	 * Optional (writes): the run position where the block produced for run
+	 * position @pos lands, for writes in another order than the positions'
+	 * (guac write's random pattern: positions count steps of whole bs
+	 * blocks, split so with guac_io_split(io, bs)). A block is then done
+	 * whole or not at all, and error_pos is where it landed.
+	 */
+	uint64_t (*place)(struct guac_io_job *job, uint64_t pos);
 };
 
 struct guac_io {

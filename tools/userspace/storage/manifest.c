@@ -352,7 +352,8 @@ static bool mf_decode_fill(struct mf_ctx *c, const struct json *root, struct gua
 		"format", "version", "tool", "tool_version", "stream_version", "origin",
 		"stream_offset", "device_offset", "length", "block_size", "sector_size",
 		"direct", "sync", "target", "shard", "status", "error", "started", "finished",
-		"seconds", "ranges", "history", "verify", "checksum", "host", "run", NULL };
+		"seconds", "ranges", "history", "verify", "checksum", "host", "run", "workload",
+		NULL };
 	char tool[16], status[16];
 
 	/* "host" came with version 4. */
@@ -477,6 +478,38 @@ static bool mf_decode_history(struct mf_ctx *c, const struct json *root, struct 
 	return true;
 }
 
+/*
+ * "workload" (version 8): the pattern, and a random one's seed, passes, the
+ * pass its ranges' progress is of, and the stride between its passes' origins.
+ */
+static bool mf_decode_workload(struct mf_ctx *c, const struct json *root,
+			       struct guac_manifest *m)
+{
+	static const char *const keys[] = { "pattern", "seed", "passes", "pass", "pass_stride",
+					    NULL };
+	const struct json *w;
+	char pattern[16];
+
+	m->passes = 1;
+	if (m->version < 8) {
+		if (mf_get(root, "workload"))
+			return mf_fail(c, "unknown field \"workload\" in the manifest (version %u has "
+				       "none)", m->version);
+		return true;
+	}
+	w = mf_typed(c, root, "workload", JSON_OBJECT);
+	if (!w || !mf_known_keys(c, w, "\"workload\"", keys) ||
+	    !mf_str(c, w, "pattern", pattern, sizeof(pattern), false))
+		return false;
+	if (!strcmp(pattern, "sequential"))
+		return true;
+	if (strcmp(pattern, "random"))
+		return mf_fail(c, "unknown pattern \"%s\" in \"workload\"", pattern);
+	m->random = true;
+	return mf_u64(c, w, "seed", &m->seed) && mf_uint(c, w, "passes", &m->passes) &&
+	       mf_uint(c, w, "pass", &m->pass) && mf_u64(c, w, "pass_stride", &m->pass_stride);
+}
+
 /* "verify": guac verify's record, or null. */
 static bool mf_decode_verify(struct mf_ctx *c, const struct json *root, struct guac_manifest *m)
 {
@@ -520,7 +553,7 @@ static bool mf_decode(struct mf_ctx *c, const struct json *root, struct guac_man
 	return mf_decode_version(c, root, m, checksum, checksum_size) &&
 	       mf_decode_fill(c, root, m) && mf_decode_target(c, root, m) &&
 	       mf_decode_ranges(c, root, m) && mf_decode_history(c, root, m) &&
-	       mf_decode_verify(c, root, m);
+	       mf_decode_verify(c, root, m) && mf_decode_workload(c, root, m);
 }
 
 uint64_t guac_manifest_ranges_length(const struct guac_manifest *m)
@@ -571,7 +604,8 @@ static bool mf_ranges_consistent(const struct guac_manifest *m, char *why, size_
 		if (r->done > r->length)
 			MF_BAD("range %u: done %" PRIu64 " exceeds its length %" PRIu64, i, r->done,
 			       r->length);
-		if (!strcmp(m->target_type, "file") && r->done &&
+		/* A random pass's done counts steps, not the bytes from the range's start. */
+		if (!strcmp(m->target_type, "file") && r->done && !m->random &&
 		    r->device_offset + r->done > m->target_size)
 			MF_BAD("range %u: done bytes end at %" PRIu64 ", past the file's size %" PRIu64,
 			       i, r->device_offset + r->done, m->target_size);
@@ -632,6 +666,31 @@ static bool mf_record_consistent(const struct guac_manifest *m, char *why, size_
 	return true;
 }
 
+/* A random fill: whole blocks, one part, a pass of its passes, the last when complete. */
+static bool mf_workload_consistent(const struct guac_manifest *m, char *why, size_t size)
+{
+	unsigned int i;
+
+	if (!m->random)
+		return true;
+	if (!m->passes || m->pass >= m->passes)
+		MF_BAD("workload pass %u is not one of its %u passes", m->pass, m->passes);
+	if (!m->pass_stride)
+		MF_BAD("workload pass_stride 0: the passes would write one origin");
+	if (m->length % m->block_size || m->shard_count != 1)
+		MF_BAD("a random fill is whole blocks (length %" PRIu64 ", block_size %" PRIu64
+		       ") of one part (shard %u/%u)", m->length, m->block_size, m->shard_index,
+		       m->shard_count);
+	for (i = 0; i < m->nranges; i++)
+		if ((m->range[i].device_offset - m->device_offset) % m->block_size ||
+		    m->range[i].done % m->block_size)
+			MF_BAD("range %u of a random fill is not whole blocks", i);
+	if (m->status == GUAC_STATUS_COMPLETE && m->pass != m->passes - 1)
+		MF_BAD("status is complete but pass %u of %u is the last one recorded", m->pass + 1,
+		       m->passes);
+	return true;
+}
+
 bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t size)
 {
 	if (m->sector_size < 512 || m->sector_size > 65536 || (m->sector_size & (m->sector_size - 1)))
@@ -651,7 +710,8 @@ bool guac_manifest_consistent(const struct guac_manifest *m, char *why, size_t s
 	    strcmp(m->target_type, "file"))
 		MF_BAD("the fill (bytes %" PRIu64 " to %" PRIu64 ") ends past the target's size %"
 		       PRIu64, m->device_offset, m->device_offset + m->length, m->target_size);
-	return mf_ranges_consistent(m, why, size) && mf_record_consistent(m, why, size);
+	return mf_ranges_consistent(m, why, size) && mf_record_consistent(m, why, size) &&
+	       mf_workload_consistent(m, why, size);
 }
 #undef MF_BAD
 
@@ -730,11 +790,25 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 	return ok;
 }
 
+unsigned int guac_manifest_save_version(const struct guac_manifest *m)
+{
+	return m->random ? GUAC_MANIFEST_VERSION : GUAC_MANIFEST_SEQUENTIAL_VERSION;
+}
+
+uint64_t guac_manifest_pass_origin(const struct guac_manifest *m, unsigned int pass)
+{
+	if (!m->random || pass >= m->passes)
+		return m->origin;
+	return m->origin - (uint64_t)(m->passes - 1 - pass) * m->pass_stride;	/* mod 2^64 */
+}
+
 void guac_fill_key_of(const struct guac_manifest *m, struct guac_fill_key *k)
 {
 	*k = (struct guac_fill_key){
 		.origin = m->origin, .stream_offset = m->stream_offset,
 		.device_offset = m->device_offset, .length = m->length,
+		.random = m->random, .seed = m->random ? m->seed : 0,
+		.passes = m->random ? m->passes : 1,
 		.block_size = m->block_size, .target_size = m->target_size,
 		.sector_size = m->sector_size, .shard_index = m->shard_index,
 		.shard_count = m->shard_count, .is_file = !strcmp(m->target_type, "file"),
@@ -780,6 +854,9 @@ bool guac_fill_same(const struct guac_fill_key *a, const struct guac_fill_key *b
 	    mf_fill_num(d, GUAC_FILL_STREAM_OFFSET, a->stream_offset, b->stream_offset) ||
 	    mf_fill_num(d, GUAC_FILL_DEVICE_OFFSET, a->device_offset, b->device_offset) ||
 	    mf_fill_num(d, GUAC_FILL_LENGTH, a->length, b->length) ||
+	    mf_fill_num(d, GUAC_FILL_PATTERN, a->random, b->random) ||
+	    mf_fill_num(d, GUAC_FILL_SEED, a->seed, b->seed) ||
+	    mf_fill_num(d, GUAC_FILL_PASSES, a->passes, b->passes) ||
 	    ((flags & GUAC_FILL_SAME_LAYOUT) &&
 	     (mf_fill_num(d, GUAC_FILL_SECTOR_SIZE, a->sector_size, b->sector_size) ||
 	      mf_fill_num(d, GUAC_FILL_BLOCK_SIZE, a->block_size, b->block_size))) ||
@@ -940,6 +1017,12 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 	} else {
 		fputs("null", f);
 	}
+	if (version >= 8 && m->random)
+		fprintf(f, ",\n  \"workload\": {\"pattern\": \"random\", \"seed\": %" PRIu64
+			", \"passes\": %u, \"pass\": %u, \"pass_stride\": %" PRIu64 "}", m->seed,
+			m->passes, m->pass, m->pass_stride);
+	else if (version >= 8)
+		fputs(",\n  \"workload\": {\"pattern\": \"sequential\"}", f);
 }
 
 /* "sha256:" and the hex SHA-256 of the canonical text; false after a message. */
@@ -1016,7 +1099,7 @@ bool guac_manifest_save(const char *path, const struct guac_manifest *m)
 		guac_err("cannot write manifest '%s': its %s is not valid UTF-8", path, bad);
 		return false;
 	}
-	if (!mf_checksum(m, GUAC_MANIFEST_VERSION, sum, sizeof(sum)))
+	if (!mf_checksum(m, guac_manifest_save_version(m), sum, sizeof(sum)))
 		return false;
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -1027,7 +1110,7 @@ bool guac_manifest_save(const char *path, const struct guac_manifest *m)
 			close(fd);
 		return false;
 	}
-	mf_print_fields(f, m, GUAC_MANIFEST_VERSION);
+	mf_print_fields(f, m, guac_manifest_save_version(m));
 	fprintf(f, ",\n  \"checksum\": \"%s\"\n}\n", sum);
 	/* A manifest that says "done" must not outlive the data it describes, nor vice versa. */
 	if (fflush(f) || fsync(fd))

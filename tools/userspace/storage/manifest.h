@@ -15,6 +15,10 @@
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
 /*
+ * 8: "workload", the write's pattern (random: its seed, passes, the pass reached
+ * and the stride between the passes' origins); a sequential fill's manifest
+ * stays version 7, so that an older guac still reads it, and one that cannot
+ * tell a random fill's progress refuses it by its number.
  * 7: the verify status "partial" (a check of part of the fill that found
  * damage: its findings stand until a whole check); 6: target.identity
  * (identity.h) and run (the fleet run that wrote it:
@@ -24,7 +28,8 @@
  * refused.
  * A newer version is refused with its number, never half-read.
  */
-#define GUAC_MANIFEST_VERSION 7
+#define GUAC_MANIFEST_VERSION 8
+#define GUAC_MANIFEST_SEQUENTIAL_VERSION 7	/* what a sequential fill is saved as */
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
@@ -92,7 +97,7 @@ struct guac_manifest_history {
 };
 
 struct guac_manifest {
-	unsigned int version;		/* as read (2 to 6); saves write GUAC_MANIFEST_VERSION */
+	unsigned int version;		/* as read (2 to 8); saves write guac_manifest_save_version() */
 	char tool_version[32];
 	char host[256];			/* the writer's host name; empty: unknown (before 4) or several */
 	char run[128];			/* the run that wrote it (version 6); empty: none given */
@@ -110,6 +115,18 @@ struct guac_manifest {
 	char serial[256], wwid[256];	/* empty when not exposed */
 	char identity[1024];		/* identity.h (version 6); empty: not recorded */
 	unsigned int shard_index, shard_count;
+	/*
+	 * Version 8: the random pattern (docs/storage.md "Random pattern").
+	 * Pass p writes every block once, in the order of the permutation of
+	 * (seed, p), each block holding origin - (passes - 1 - p) * pass_stride's
+	 * stream at its place: a complete fill is a sequential fill of @origin.
+	 * The ranges are then the jobs' parts of a pass's steps (a step a
+	 * block), and their done counts steps of pass @pass done (in bytes).
+	 */
+	bool random;
+	uint64_t seed;
+	unsigned int passes, pass;	/* 1 and 0 for a sequential fill */
+	uint64_t pass_stride;		/* stream blocks between two passes' origins */
 	enum guac_fill_status status;	/* running, complete, interrupted or failed */
 	char error[128];		/* strerror of the failure, or empty */
 	char started[32], finished[32];	/* UTC, ISO 8601 */
@@ -154,6 +171,9 @@ struct guac_manifest {
  */
 struct guac_fill_key {
 	uint64_t origin, stream_offset, device_offset, length;
+	bool random;			/* the pattern, with its seed and passes */
+	uint64_t seed;
+	unsigned int passes;
 	uint64_t block_size, target_size;
 	unsigned int sector_size;
 	unsigned int shard_index, shard_count;
@@ -213,6 +233,9 @@ enum guac_fill_field {
 	GUAC_FILL_STREAM_OFFSET,
 	GUAC_FILL_DEVICE_OFFSET,
 	GUAC_FILL_LENGTH,
+	GUAC_FILL_PATTERN,
+	GUAC_FILL_SEED,
+	GUAC_FILL_PASSES,
 	GUAC_FILL_SECTOR_SIZE,
 	GUAC_FILL_BLOCK_SIZE,
 	GUAC_FILL_TARGET_SIZE,
@@ -254,6 +277,12 @@ void guac_manifest_now(char *buf, size_t size);
  * wrong with it (syntax, truncation, version, an inconsistency).
  */
 bool guac_manifest_load(const char *path, struct guac_manifest *m);
+
+/* The version @m is saved as: the lowest that holds it (8 for a random fill, else 7). */
+unsigned int guac_manifest_save_version(const struct guac_manifest *m);
+
+/* The origin pass @pass of @m's fill writes (the last pass's is m->origin). */
+uint64_t guac_manifest_pass_origin(const struct guac_manifest *m, unsigned int pass);
 
 /* Write @m to @path atomically (temporary file, fsync, rename). */
 bool guac_manifest_save(const char *path, const struct guac_manifest *m);

@@ -29,6 +29,11 @@ void guac_permutation_init(struct guac_permutation *p, uint64_t n, uint64_t seed
 	}
 }
 
+uint64_t guac_permutation_pass_seed(uint64_t seed, unsigned int pass)
+{
+	return perm_mix(seed ^ perm_mix(0xd1b54a32d192ed03ULL * ((uint64_t)pass + 1)));
+}
+
 static uint64_t perm_round(const struct guac_permutation *p, unsigned int i, uint64_t half)
 {
 	return perm_mix(half ^ p->key[i]) & p->half_mask;

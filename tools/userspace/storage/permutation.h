@@ -34,6 +34,12 @@ struct guac_permutation {
 /* The permutation of [0, @n) that @seed names (@n >= 1). */
 void guac_permutation_init(struct guac_permutation *p, uint64_t n, uint64_t seed);
 
+/*
+ * The seed of pass @pass of a random fill seeded @seed: mixed, since seeds
+ * one apart would share all but one round key (the init's key schedule).
+ */
+uint64_t guac_permutation_pass_seed(uint64_t seed, unsigned int pass);
+
 /* The block written at step @step (< n) of the pass. */
 uint64_t guac_permute(const struct guac_permutation *p, uint64_t step);
 

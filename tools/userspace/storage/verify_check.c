@@ -309,6 +309,30 @@ static uint64_t verify_new_sectors(const struct guac_badlog *log, uint64_t first
 	return last >= first ? last - first + 1 : 0;
 }
 
+uint64_t verify_origin_at(const struct verify_run *run, uint64_t dev, size_t *n)
+{
+	const struct verify_random *r = &run->random;
+	const struct guac_manifest *m = run->manifest;
+	uint64_t rel, step, in;
+	unsigned int i;
+
+	if (!r->on)
+		return run->origin;
+	rel = dev - r->fill_dev;
+	in = r->bs - rel % r->bs;
+	if (*n > in)
+		*n = (size_t)in;	/* the block's end: the next one may hold the other origin */
+	step = guac_unpermute(&r->perm, rel / r->bs);
+	for (i = 0; i < m->nranges; i++) {
+		const struct guac_manifest_range *g = &m->range[i];
+		uint64_t first = (g->device_offset - m->device_offset) / r->bs;
+
+		if (step - first < g->length / r->bs)
+			return step - first < g->done / r->bs ? r->origin_new : r->origin_old;
+	}
+	return r->origin_old;	/* not reached: the ranges tile the steps (manifest.c) */
+}
+
 struct verify_job_ctx {
 	struct verify_run *run;
 	const struct verify_segment *seg;
@@ -332,12 +356,13 @@ static size_t verify_consume(struct guac_io_job *job, const uint8_t *got, uint64
 	while (off < len) {
 		/* Slices end on VERIFY_SLICE boundaries of the device: sector-aligned. */
 		size_t n = VERIFY_SLICE - (size_t)((dev + off) % VERIFY_SLICE), s;
-		uint64_t rel = dev + off - ctx->seg->device_offset;
+		uint64_t rel = dev + off - ctx->seg->device_offset, origin;
 		struct guac_spos at = guac_spos_add(ctx->seg->stream, rel);
 
 		if (n > len - off)
 			n = len - off;
-		guac_spos_fill(run->req.impl, vj->want, run->origin, at, n);
+		origin = verify_origin_at(run, dev + off, &n);
+		guac_spos_fill(run->req.impl, vj->want, origin, at, n);
 		if (!memcmp(got + off, vj->want, n)) {
 			off += n;
 			continue;
@@ -399,10 +424,12 @@ static bool verify_check_clean(struct guac_io_job *job, const uint8_t *got, uint
 		size_t n = VERIFY_SLICE - (size_t)((dev + off) % VERIFY_SLICE);
 		struct guac_spos at = guac_spos_add(ctx->seg->stream,
 						    dev + off - ctx->seg->device_offset);
+		uint64_t origin;
 
 		if (n > len - off)
 			n = len - off;
-		guac_spos_fill(run->req.impl, scratch, run->origin, at, n);
+		origin = verify_origin_at(run, dev + off, &n);
+		guac_spos_fill(run->req.impl, scratch, origin, at, n);
 		if (memcmp(got + off, scratch, n))
 			return false;
 		off += n;

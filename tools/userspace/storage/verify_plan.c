@@ -34,7 +34,7 @@ void verify_diag_setup(struct verify_run *run)
 	struct guac_diag_pass pass;
 	size_t i;
 
-	run->classify = run->sector % 64 == 0 && run->sector >= 128;
+	run->classify = run->sector % 64 == 0 && run->sector >= 128 && !run->random.on;
 	if (run->manifest) {
 		pass = (struct guac_diag_pass){ run->origin, run->manifest->stream_offset,
 						run->manifest->device_offset,
@@ -230,6 +230,29 @@ static bool verify_manifest_segments(struct verify_run *run, uint64_t lo, uint64
 }
 
 /*
+ * A random fill cut short in a later pass: every block holds one of two
+ * origins, which its step says (verify_origin_at()). One segment, the whole
+ * fill (the ranges count steps, not bytes from their start); no record is
+ * kept of it (the record's progress is the ranges'), and no sector is
+ * classified (the diagnosis knows one origin a pass).
+ */
+static void verify_plan_random(struct verify_run *run)
+{
+	const struct guac_manifest *m = run->manifest;
+	struct verify_random *r = &run->random;
+
+	r->on = true;
+	r->fill_dev = m->device_offset;
+	r->bs = m->block_size;
+	r->pass = m->pass;
+	r->passes = m->passes;
+	r->origin_new = guac_manifest_pass_origin(m, m->pass);
+	r->origin_old = guac_manifest_pass_origin(m, m->pass - 1);
+	guac_permutation_init(&r->perm, m->length / m->block_size,
+			      guac_permutation_pass_seed(m->seed, m->pass));
+}
+
+/*
  * The manifest's written bytes within the range asked for, as segments: this
  * manifest's part of the fill, or a shard's part (of a whole-fill manifest),
  * or a sub-range of the fill. False with run->reason set.
@@ -240,14 +263,33 @@ bool verify_plan_manifest(struct verify_run *run)
 	uint64_t lo = m->range[0].device_offset - m->device_offset;
 	uint64_t hi = lo + guac_manifest_ranges_length(m);
 
-	run->origin = m->origin;
+	/*
+	 * A random fill short of its end: its ranges count steps of a pass, not
+	 * bytes from their start. In its first pass, the blocks not written yet
+	 * hold nothing known: refused, never checked as a sequential fill's (that
+	 * could say OK for bytes never compared). In a later pass every block
+	 * holds one of two origins (verify_plan_random()); a complete fill is a
+	 * sequential fill of its origin.
+	 */
+	if (m->random && m->status != GUAC_STATUS_COMPLETE && !m->pass)
+		return verify_refuse(run, VERIFY_RANDOM_UNFINISHED, m->pass + 1, m->passes,
+				     guac_manifest_done(m), m->length, 0, 0);
+	if (m->random && m->status != GUAC_STATUS_COMPLETE)
+		verify_plan_random(run);
+	/* The origin the report names: a random fill cut short, its pass under way's. */
+	run->origin = run->random.on ? run->random.origin_new : m->origin;
 	run->offset = m->stream_offset;
 	run->seek = m->device_offset;
 	if (!run->bs)
 		run->bs = m->block_size < VERIFY_DEFAULT_BS ? m->block_size : VERIFY_DEFAULT_BS;
 	if (!run->sector)
 		verify_default_sector(run, m->sector_size, "the manifest's");
-	if (!verify_manifest_range(run, &lo, &hi) || !verify_manifest_segments(run, lo, hi))
+	if (!verify_manifest_range(run, &lo, &hi))
+		return false;
+	if (run->random.on ? !verify_add_segment(run, m->device_offset + lo,
+						 guac_spos_add(guac_spos_of(m->stream_offset), lo),
+						 hi - lo, 0, -1) :
+	    !verify_manifest_segments(run, lo, hi))
 		return false;
 	run->skip = lo;
 	run->end = m->device_offset + hi;

@@ -194,7 +194,8 @@ bool verify_record_searched(struct verify_run *run)
 	unsigned int k, r;
 	size_t i;
 
-	if (!run->diag_ran || !m || rec->unknown || run->subrange || !run->recorded_target)
+	if (!run->diag_ran || !m || rec->unknown || run->subrange || !run->recorded_target ||
+	    run->random.on)
 		return false;
 	for (i = 0; i < run->ndiag; i++) {
 		const char *cls = verify_searched_class(run, i);
@@ -329,7 +330,9 @@ bool verify_write_bad_list(struct verify_run *run)
  */
 static bool verify_records_progress(const struct verify_run *run)
 {
-	return run->manifest && !run->subrange && run->recorded_target && !run->already_complete;
+	/* A random fill cut short: its ranges' progress counts steps (verify_plan_random()). */
+	return run->manifest && !run->subrange && run->recorded_target && !run->already_complete &&
+	       !run->random.on;
 }
 
 /*
@@ -401,7 +404,7 @@ void verify_save_partial(struct verify_run *run)
 {
 	struct guac_manifest *m = run->manifest;
 
-	if (!m || !run->subrange || !run->recorded_target ||
+	if (!m || !run->subrange || !run->recorded_target || run->random.on ||
 	    (!run->mismatch.bad_sectors && !run->unreadable.bad_sectors))
 		return;
 	verify_set_record(run, GUAC_STATUS_PARTIAL, run->mismatch.bad_sectors,

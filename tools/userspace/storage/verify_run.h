@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "io_engine.h"
 #include "manifest.h"
+#include "permutation.h"
 #include "shard.h"
 #include "target.h"
 #include "util.h"
@@ -122,6 +123,7 @@ enum verify_reason_kind {
 	VERIFY_BS_OFF_DIRECT_SECTOR,	/* n: bs, the target's sector */
 	VERIFY_NO_TEMP_FILE,		/* err: tmpfile()'s, for the list of bad ranges */
 	VERIFY_BAD_LIST_UNWRITABLE,	/* err; text: the list's path */
+	VERIFY_RANDOM_UNFINISHED,	/* n: pass 1, passes, bytes of it done, length */
 };
 
 struct verify_reason {
@@ -131,8 +133,22 @@ struct verify_reason {
 	int err;
 };
 
+/*
+ * A random fill cut short after its first pass (manifest.h): each block holds
+ * the pass's origin when its step is among its range's done steps, else the
+ * pass before's. Every block is known: the check compares each with its own.
+ */
+struct verify_random {
+	bool on;			/* off: every byte is run->origin's */
+	struct guac_permutation perm;	/* the pass under way's order */
+	uint64_t fill_dev, bs;		/* the fill's first device byte; a block */
+	uint64_t origin_new, origin_old;
+	unsigned int pass, passes;	/* for the report: the pass under way, from 0 */
+};
+
 struct verify_run {
 	struct verify_request req;	/* as asked; the plan below resolves it */
+	struct verify_random random;
 
 	/* The plan: the range and the reads, the request's defaults resolved. */
 	const char *path;		/* SOURCE, or the manifest's target */
@@ -241,6 +257,12 @@ void verify_diag_setup(struct verify_run *run);
  * saved now and then, and at the end the diagnosis of the sectors kept.
  */
 bool verify_segment(struct verify_run *run, struct verify_segment *seg);
+/*
+ * The origin device byte @dev holds, and (*@n cut to the end of its block)
+ * how many bytes on hold it: run->origin, or a random fill's block's
+ * (verify_random).
+ */
+uint64_t verify_origin_at(const struct verify_run *run, uint64_t dev, size_t *n);
 void verify_check_all(struct verify_run *run);
 void verify_diagnose(struct verify_run *run);
 

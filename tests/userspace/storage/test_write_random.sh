@@ -207,7 +207,7 @@ check "a later fill at the random fill's second pass's origin is refused as alia
 	--length 256K -m "$m" "$f" >"$tmp/o" 2>&1
 rc=$?
 check "a random fill whose first pass has that fill's last origin: refused, nothing written" \
-	"[ $rc -eq 2 ] && grep -q 'refusing to write: origin $o puts the stream 0 blocks from' '$tmp/o' &&
+	"[ $rc -eq 2 ] && grep -q 'refusing to write: origin $(u64 "$o + 2 * $stride") (the last of 3 passes, the first at origin $o) puts the stream 0 blocks from' '$tmp/o' &&
 	 cmp -s '$tmp/ref' '$f'"
 
 # An interrupted later pass: every block holds its pass's origin or the one

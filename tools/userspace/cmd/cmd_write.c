@@ -756,6 +756,33 @@ static void write_say_claim(const struct guac_fill *f, enum guac_fill_reason rea
 			 "its shard (edited?); nothing written", manifest);
 }
 
+/*
+ * The origin given aliases a recorded fill. A random fill's passes count
+ * from its first pass's origin (the last pass's is the one given): the
+ * distance is that one's.
+ */
+static void write_say_alias(const struct guac_fill *f)
+{
+	const struct guac_fill_refusal *r = &f->refusal;
+	const struct guac_origin_clash *c = &r->clash;
+	const struct guac_fill_shape *sh = &f->shape;
+	uint64_t first = sh->origin - (uint64_t)(sh->random ? sh->passes - 1 : 0) * sh->pass_stride;
+	char passes[128] = "";
+
+	if (first != sh->origin)
+		snprintf(passes, sizeof(passes), " (the last of %u passes, the first at origin %" PRIu64
+			 ")", sh->passes, first);
+	guac_err("refusing to write: origin %" PRIu64 "%s puts the stream %" PRIu64 " blocks "
+		 "from where %s (origin %" PRIu64 ") put it, less than the %" PRIu64 " blocks this "
+		 "fill spans: origins that differ by d are the same stream shifted by 64*d bytes, "
+		 "so this fill's bytes would be that fill's, %" PRIu64 " bytes away (or in the "
+		 "same place), and a stale or misplaced sector could not be told from a good "
+		 "one; nothing written. Leave out --origin for a fresh one, or give --force",
+		 sh->origin, passes, c->distance, c->fill ? "an earlier fill the manifest's "
+		 "history records" : "the fill the manifest records", c->other, r->need,
+		 64 * c->distance);
+}
+
 /* Why the fill has no origin: the options that would give it one. */
 static void write_say_origin(const struct guac_fill *f)
 {
@@ -781,15 +808,7 @@ static void write_say_origin(const struct guac_fill *f)
 			 "part", shard->index, shard->count);
 		break;
 	case GUAC_ORIGIN_ALIASES:
-		guac_err("refusing to write: origin %" PRIu64 " puts the stream %" PRIu64 " blocks "
-			 "from where %s (origin %" PRIu64 ") put it, less than the target's %" PRIu64
-			 " blocks: origins that differ by d are the same stream shifted by 64*d bytes, "
-			 "so this fill's bytes would be that fill's, %" PRIu64 " bytes away (or in the "
-			 "same place), and a stale or misplaced sector could not be told from a good "
-			 "one; nothing written. Leave out --origin for a fresh one, or give --force",
-			 f->shape.origin, c->distance, c->fill ? "an earlier fill the manifest's "
-			 "history records" : "the fill the manifest records", c->other, r->need,
-			 64 * c->distance);
+		write_say_alias(f);
 		break;
 	}
 }

@@ -109,6 +109,13 @@ rc=$?
 check "a byte stored wrong in the last block is caught at the end (exit 1, byte 1048570)" \
 	"[ $rc -eq 1 ] && grep -q 'device bytes 1044480-1048575, first differing byte 1048570 ' '$tmp/o'"
 
+# A block that cannot be read back: the target's I/O failed (exit 3), at the block.
+CORRUPT_EIO=1 corrupt_write 300000 --verify-backlog 8
+rc=$?
+check "a read-back that fails with EIO: exit 3, named at the block's first byte" \
+	"[ $rc -eq 3 ] && grep -q '^FAILED: Input/output error at device byte 299008 ' '$tmp/o' &&
+	 grep -q '^  \"error\": \"Input/output error\",' '$m'"
+
 # --jobs 3, clean and corrupt (job 1's part).
 rm -f "$f" "$m"
 "$GUAC" write --origin 7 --bs $bs --length 1M --jobs 3 --verify-backlog 5 --progress none \
@@ -157,6 +164,25 @@ rc=$?
 check "random, stop: exit 1 in the first pass, the manifest failed with where" \
 	"[ $rc -eq 1 ] && grep -q 'pass 1 of 2' '$tmp/o' &&
 	 grep -q 'read back differs: device bytes 696320-700415, first at byte 700000' '$m'"
+
+# The read-back's buffers count in the memory check: a plan that fits in
+# this machine's memory with two blocks a job, not with four, is refused.
+kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)
+jobs=$((kb / (128 * 1024)))
+if [ "$jobs" -ge 1 ] && [ "$jobs" -le 256 ]; then
+	rm -f "$f"
+	"$GUAC" write --dry-run --allow-overcommit --origin 1 --jobs $jobs --bs 64M \
+		--length $((jobs * (64 << 20))) "$f" >"$tmp/o" 2>&1
+	rc1=$?
+	"$GUAC" write --dry-run --allow-overcommit --origin 1 --jobs $jobs --bs 64M \
+		--length $((jobs * (64 << 20))) --verify-backlog 2 "$f" >"$tmp/o" 2>&1
+	rc=$?
+	check "$jobs jobs of 64 MiB blocks: planned without --verify-backlog, refused with it (four blocks a job)" \
+		"[ $rc1 -eq 0 ] && [ $rc -eq 2 ] && grep -q '(four, with --verify-backlog.s two blocks a job)' '$tmp/o'"
+else
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n # SKIP this machine's memory needs more than 256 jobs of 64 MiB blocks to fill"
+fi
 
 # Bad input: refused with a message, exit 2, nothing written.
 bad() {

@@ -696,9 +696,10 @@ static void write_say_space(const struct guac_fill *f, enum guac_fill_reason rea
 
 	if (reason == GUAC_FILL_BUFFERS_EXCEED_MEMORY)
 		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
-			 " bytes (%s) of buffers (two blocks a job), more than this machine's "
+			 " bytes (%s) of buffers (%s blocks a job), more than this machine's "
 			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", r->jobs,
-			 f->shape.block_size, r->need, write_human(h1, sizeof(h1), r->need), r->avail,
+			 f->shape.block_size, r->need, write_human(h1, sizeof(h1), r->need),
+			 f->o->verify_backlog ? "four, with --verify-backlog's two" : "two", r->avail,
 			 write_human(h2, sizeof(h2), r->avail));
 	else if (reason == GUAC_FILL_PAST_LARGEST_OFFSET)
 		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s', past "

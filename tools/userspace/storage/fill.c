@@ -234,7 +234,9 @@ static enum guac_fill_reason fill_plan_memory(struct guac_fill *f)
 	/* A job touches no more of its buffers than its part: memory is taken as it is used. */
 	part = length / jobs + (length % jobs != 0);
 	f->refusal.jobs = jobs;
-	if (!guac_buffers_fit(jobs, part < f->shape.block_size ? part : f->shape.block_size,
+	/* A read-back (verify_backlog) takes two blocks more a job: one read, one produced. */
+	if (!guac_buffers_fit(jobs * (f->o->verify_backlog ? 2 : 1),
+			      part < f->shape.block_size ? part : f->shape.block_size,
 			      &f->refusal.need, &f->refusal.avail))
 		return fill_refuse(f, GUAC_FILL_BUFFERS_EXCEED_MEMORY);
 	return GUAC_FILL_OK;

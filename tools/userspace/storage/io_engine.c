@@ -275,8 +275,8 @@ struct guac_io_written {
 };
 
 struct guac_io_backlog {
-	struct guac_io_written *ring;	/* io->backlog + 1 slots */
-	uint64_t head, count;		/* the oldest, and how many are held */
+	struct guac_io_written *ring;	/* @slots of them */
+	uint64_t slots, head, count;	/* the ring's size; the oldest, and how many are held */
 	uint8_t *buf, *expect;		/* read back (room for direct alignment), produced */
 };
 
@@ -297,6 +297,7 @@ static void guac_io_backlog_free(struct guac_io_job *job)
 static int guac_io_backlog_alloc(struct guac_io_job *job, size_t size)
 {
 	struct guac_io *io = job->io;
+	uint64_t blocks = (job->end - job->start + io->bs - 1) / io->bs;
 	struct guac_io_backlog *b;
 
 	if (!io->write || !io->backlog)
@@ -305,7 +306,9 @@ static int guac_io_backlog_alloc(struct guac_io_job *job, size_t size)
 	job->backlog = b;
 	if (!b)
 		return ENOMEM;
-	b->ring = calloc(io->backlog + 1, sizeof(*b->ring));
+	/* Never more held than the part's blocks, nor than the backlog and the one just written. */
+	b->slots = (io->backlog < blocks ? io->backlog : blocks) + 1;
+	b->ring = calloc(b->slots, sizeof(*b->ring));
 	b->buf = guac_try_alloc(size + 2 * GUAC_IO_ALIGN);
 	b->expect = guac_try_alloc(io->bs);
 	if (!b->ring || !b->buf || !b->expect) {
@@ -403,12 +406,11 @@ static bool guac_io_backlog_check(struct guac_io_job *job, const struct guac_io_
 static bool guac_io_backlog_trim(struct guac_io_job *job, uint64_t keep)
 {
 	struct guac_io_backlog *b = job->backlog;
-	uint64_t slots = job->io->backlog + 1;
 
 	while (b->count > keep) {
 		struct guac_io_written w = b->ring[b->head];
 
-		b->head = (b->head + 1) % slots;
+		b->head = (b->head + 1) % b->slots;
 		b->count--;
 		if (!guac_io_backlog_check(job, &w))
 			return false;
@@ -420,9 +422,8 @@ static bool guac_io_backlog_trim(struct guac_io_job *job, uint64_t keep)
 static bool guac_io_backlog_push(struct guac_io_job *job, uint64_t pos, uint64_t at, size_t len)
 {
 	struct guac_io_backlog *b = job->backlog;
-	uint64_t slots = job->io->backlog + 1;
 
-	b->ring[(b->head + b->count) % slots] = (struct guac_io_written){ pos, at, len };
+	b->ring[(b->head + b->count) % b->slots] = (struct guac_io_written){ pos, at, len };
 	b->count++;
 	return guac_io_backlog_trim(job, job->io->backlog);
 }

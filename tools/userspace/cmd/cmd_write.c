@@ -162,8 +162,8 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_U64(0, "verify-backlog", &a->fill.verify_backlog, "N",
 			     "verify while writing: each job reads a block back and compares it "
 			     "with the stream once N more --bs blocks of its own are written (the "
-			     "rest at the end); 0 (default) off, at most 1048576; a buffered file's "
-			     "read-back may come from the page cache"),
+			     "rest at the end); 0 (default) off, at most 1048576; read with O_DIRECT "
+			     "where the file system allows it, else through the page cache"),
 		GUAC_OPT_STRING(0, "verify-backlog-on-error", &a->backlog_on_error_arg, "WHAT",
 				"stop (default: the fill stops at the first block read back wrong, "
 				"exit 1) or continue (the fill goes on, mismatches counted, exit 1)"),

@@ -33,6 +33,14 @@ check "... and read back all 256 blocks, 0 mismatches" \
 	"grep -q '^read back: 256 blocks (1048576 bytes), 0 mismatches; ' '$tmp/o'"
 "$GUAC" gen --origin 7 --length 1M >"$tmp/ref"
 check "... its bytes are guac gen's" "cmp -s '$tmp/ref' '$f'"
+# The read-back bypasses the page cache wherever the file system allows O_DIRECT reads.
+if dd if="$f" of=/dev/null iflag=direct bs=4096 count=1 status=none 2>/dev/null; then
+	check "... read back with O_DIRECT (the file system takes direct reads)" \
+		"grep -q '^read back: .*; O_DIRECT, 8 blocks behind\$' '$tmp/o'"
+else
+	check "... read back through the page cache, said (no direct reads here)" \
+		"grep -q '^read back: .*; buffered (the page cache may answer), 8 blocks behind\$' '$tmp/o'"
+fi
 check "... the manifest says complete" "grep -q '^  \"status\": \"complete\",' '$m'"
 
 # Without the option: no read-back line.

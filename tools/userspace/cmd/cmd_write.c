@@ -44,9 +44,10 @@ static const struct guac_usage write_usage = {
 		"A log's first progress line comes after one interval: a shorter write prints\n"
 		"none, a longer one ends with an \"ended\" line.\n"
 		GUAC_NUMBERS_HELP "\n"
-		"Exit status: 0 written and fsynced (--dry-run: the write would go ahead), 2 a\n"
-		"usage error or a target refused (nothing written), 3 the target's I/O failed\n"
-		"(EIO, ENOSPC, a failed fsync), 130 interrupted.\n",
+		"Exit status: 0 written and fsynced (--dry-run: the write would go ahead), 1 a\n"
+		"block read back (--verify-backlog) differs from the stream, 2 a usage error\n"
+		"or a target refused (nothing written), 3 the target's I/O failed (EIO,\n"
+		"ENOSPC, a failed fsync), 130 interrupted.\n",
 };
 
 /* @name, from @from, as one word of UTF-8 in @out: false with the reason said. */
@@ -145,8 +146,8 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 static int write_parse_options(struct write_args *a, int argc, char **argv)
 {
 	char impl_help[128];
-	struct guac_option opts[WRITE_RANGE_OPTIONS + 19];
-	const struct guac_option rest[19] = {
+	struct guac_option opts[WRITE_RANGE_OPTIONS + 21];
+	const struct guac_option rest[21] = {
 		GUAC_OPT_STRING(0, "pattern", &a->pattern_arg, "NAME",
 				"sequential (default: each job writes its part in address order) or "
 				"random: every --bs block once a pass, in a seeded random order; the "
@@ -158,6 +159,14 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_U64_GIVEN(0, "seed", &a->fill.shape.seed, "S",
 				   "random: the order's seed (default: drawn, printed in the "
 				   "manifest)", &a->seed_given),
+		GUAC_OPT_U64(0, "verify-backlog", &a->fill.verify_backlog, "N",
+			     "verify while writing: each job reads a block back and compares it "
+			     "with the stream once N more --bs blocks of its own are written (the "
+			     "rest at the end); 0 (default) off, at most 1048576; read with O_DIRECT "
+			     "where the file system allows it, else through the page cache"),
+		GUAC_OPT_STRING(0, "verify-backlog-on-error", &a->backlog_on_error_arg, "WHAT",
+				"stop (default: the fill stops at the first block read back wrong, "
+				"exit 1) or continue (the fill goes on, mismatches counted, exit 1)"),
 		GUAC_OPT_STRING('m', "manifest", &a->fill.manifest, "FILE",
 				"record the write (docs/manifest.md); an existing manifest of another "
 				"stream range moves into its history; not TARGET itself"),
@@ -286,6 +295,8 @@ static int write_exit_status(enum guac_fill_end end)
 		return GUAC_EXIT_OK;
 	case GUAC_FILL_IO_ERROR:
 		return GUAC_EXIT_IO;	/* the target's I/O, not this machine's memory or limits */
+	case GUAC_FILL_BAD_DATA:
+		return GUAC_EXIT_FAIL;	/* as guac verify's for bad data */
 	case GUAC_FILL_INTERRUPTED:
 		return WRITE_EXIT_INTERRUPTED;
 	default:
@@ -301,6 +312,8 @@ static const char *write_exit_reason(const struct write_outcome *o)
 		return "complete";
 	case GUAC_EXIT_IO:
 		return "io_error";
+	case GUAC_EXIT_FAIL:
+		return "bad_data";
 	case WRITE_EXIT_INTERRUPTED:
 		return "interrupted";
 	default:
@@ -334,6 +347,24 @@ static void write_report_random(const struct write_outcome *o)
 	}
 }
 
+/* --verify-backlog's FAILED line: the first block read back wrong, and what followed. */
+static void write_report_mismatch(const struct write_outcome *o)
+{
+	const struct guac_fill_outcome *out = o->out;
+
+	if (!out->mismatches)
+		return;
+	printf("FAILED: a block read back differs from the stream: device bytes %" PRIu64 "-%"
+	       PRIu64 ", first differing byte %" PRIu64 " (sector %" PRIu64 ")", out->mismatch_start,
+	       out->mismatch_start + out->mismatch_len - 1, out->mismatch_byte,
+	       out->mismatch_byte / o->t->sector);
+	if (o->a->fill.backlog_continue)
+		printf("; %" PRIu64 " block%s differ%s, the fill went on\n", out->mismatches,
+		       out->mismatches == 1 ? "" : "s", out->mismatches == 1 ? "s" : "");
+	else
+		printf("; the fill stopped there (--verify-backlog-on-error stop)\n");
+}
+
 /* The FAILED lines, and the OK, INTERRUPTED or DURABLE line with the fill's numbers. */
 static void write_report_text(const struct write_outcome *o)
 {
@@ -359,6 +390,7 @@ static void write_report_text(const struct write_outcome *o)
 	if (!out->saved)
 		printf("FAILED: the manifest '%s' could not be saved: no record of this fill\n",
 		       o->a->fill.manifest);
+	write_report_mismatch(o);
 	printf("%s", !out->failed && out->done == out->total ? "OK: " :
 	       !out->failed ? "INTERRUPTED: " : "DURABLE: ");
 	/*
@@ -376,6 +408,12 @@ static void write_report_text(const struct write_outcome *o)
 	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",
 	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", o->sh->block_size,
 	       o->t->sector, io->seconds, rate);
+	if (o->a->fill.verify_backlog)
+		printf("read back: %" PRIu64 " blocks (%" PRIu64 " bytes), %" PRIu64 " mismatch%s; "
+		       "%s, %" PRIu64 " blocks behind\n", out->read_back_blocks, out->read_back_bytes,
+		       out->mismatches, out->mismatches == 1 ? "" : "es",
+		       io->backlog_direct ? "O_DIRECT" : "buffered (the page cache may answer)",
+		       o->a->fill.verify_backlog);
 	if (o->sh->random)
 		write_report_random(o);
 	else if (out->durable < out->total && out->durable_ok) {
@@ -496,6 +534,17 @@ static void write_report_json(const struct write_outcome *o)
 	if (out->first_err)
 		printf(",\"error_byte\":%" PRIu64 ",\"error_sector\":%" PRIu64, out->first_err_pos,
 		       out->first_err_pos / o->t->sector);
+	if (o->a->fill.verify_backlog)
+		printf(",\"verify_backlog\":%" PRIu64 ",\"read_back_blocks\":%" PRIu64
+		       ",\"read_back_bytes\":%" PRIu64 ",\"mismatches\":%" PRIu64,
+		       o->a->fill.verify_backlog, out->read_back_blocks, out->read_back_bytes,
+		       out->mismatches);
+	if (o->a->fill.verify_backlog)
+		printf(",\"read_back_direct\":%s", io->backlog_direct ? "true" : "false");
+	if (out->mismatches)
+		printf(",\"mismatch_first_byte\":%" PRIu64 ",\"mismatch_last_byte\":%" PRIu64
+		       ",\"mismatch_byte\":%" PRIu64, out->mismatch_start,
+		       out->mismatch_start + out->mismatch_len - 1, out->mismatch_byte);
 	write_json_text("manifest", o->a->fill.manifest);
 	printf(",\"manifest_saved\":%s", o->a->fill.manifest && out->saved ? "true" : "false");
 	write_json_text("started", m->started);
@@ -530,6 +579,24 @@ static bool write_parse_pattern(struct write_args *a)
 	return true;
 }
 
+/* --verify-backlog and what a mismatch does; false after a message. */
+static bool write_parse_backlog(struct write_args *a)
+{
+	const char *w = a->backlog_on_error_arg;
+
+	if (a->fill.verify_backlog > GUAC_IO_MAX_BACKLOG) {
+		guac_err("invalid --verify-backlog %" PRIu64 ": expected 0 (off) to %u blocks",
+			 a->fill.verify_backlog, GUAC_IO_MAX_BACKLOG);
+		return false;
+	}
+	if (w && strcmp(w, "stop") && strcmp(w, "continue")) {
+		guac_err("invalid --verify-backlog-on-error '%s': expected stop or continue", w);
+		return false;
+	}
+	a->fill.backlog_continue = w && !strcmp(w, "continue");
+	return true;
+}
+
 /* The fill's values the options fixed: the others default, or a resume takes them. */
 static unsigned int write_fixed(const struct write_args *a)
 {
@@ -559,7 +626,7 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!write_parse_pattern(a))
+	if (!write_parse_pattern(a) || !write_parse_backlog(a))
 		return GUAC_EXIT_ERROR;
 	if (!write_host(a, a->host, sizeof(a->host)) || !write_run(a, a->run, sizeof(a->run)) ||
 	    !write_checkpoint_seconds(&a->fill.checkpoint_seconds))
@@ -631,9 +698,10 @@ static void write_say_space(const struct guac_fill *f, enum guac_fill_reason rea
 
 	if (reason == GUAC_FILL_BUFFERS_EXCEED_MEMORY)
 		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
-			 " bytes (%s) of buffers (two blocks a job), more than this machine's "
+			 " bytes (%s) of buffers (%s blocks a job), more than this machine's "
 			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", r->jobs,
-			 f->shape.block_size, r->need, write_human(h1, sizeof(h1), r->need), r->avail,
+			 f->shape.block_size, r->need, write_human(h1, sizeof(h1), r->need),
+			 f->o->verify_backlog ? "four, with --verify-backlog's two" : "two", r->avail,
 			 write_human(h2, sizeof(h2), r->avail));
 	else if (reason == GUAC_FILL_PAST_LARGEST_OFFSET)
 		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s', past "

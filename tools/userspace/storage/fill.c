@@ -245,7 +245,9 @@ static enum guac_fill_reason fill_plan_memory(struct guac_fill *f)
 	/* A job touches no more of its buffers than its part: memory is taken as it is used. */
 	part = length / jobs + (length % jobs != 0);
 	f->refusal.jobs = jobs;
-	if (!guac_buffers_fit(jobs, part < f->shape.block_size ? part : f->shape.block_size,
+	/* A read-back (verify_backlog) takes two blocks more a job: one read, one produced. */
+	if (!guac_buffers_fit(jobs * (f->o->verify_backlog ? 2 : 1),
+			      part < f->shape.block_size ? part : f->shape.block_size,
 			      &f->refusal.need, &f->refusal.avail))
 		return fill_refuse(f, GUAC_FILL_BUFFERS_EXCEED_MEMORY);
 	return GUAC_FILL_OK;
@@ -616,6 +618,29 @@ static enum guac_fill_reason fill_resume_parts(struct guac_fill *f)
 	return GUAC_FILL_OK;
 }
 
+/*
+ * Verify while writing: the target opened again to read the blocks back,
+ * with O_DIRECT where it can be (a tmpfs before Linux 6.6 cannot: then
+ * through the page cache). False after a message.
+ */
+static bool fill_open_backlog(struct guac_fill *f)
+{
+	struct guac_io *io = &f->io;
+	int flags = O_RDONLY | O_CLOEXEC;
+
+	io->backlog_fd = -1;
+	if (!io->backlog)
+		return true;
+	io->backlog_fd = open(f->o->target, flags | O_DIRECT);
+	io->backlog_direct = io->backlog_fd >= 0;
+	if (io->backlog_fd < 0 && errno == EINVAL)
+		io->backlog_fd = open(f->o->target, flags);
+	if (io->backlog_fd < 0)
+		guac_err("cannot open '%s' to read the blocks written back: %s", f->o->target,
+			 strerror(errno));
+	return io->backlog_fd >= 0;
+}
+
 /* The jobs, each with its contiguous part of the shard. */
 static enum guac_fill_reason fill_split(struct guac_fill *f)
 {
@@ -631,6 +656,8 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	io->jobs = (unsigned int)f->shape.jobs;
 	io->hooks.produce = fill_produce;
 	io->hooks.place = f->shape.random ? fill_place : NULL;
+	io->backlog = o->verify_backlog;
+	io->backlog_continue = o->backlog_continue;
 	io->checkpoint_seconds = o->checkpoint_seconds;
 	f->progress = (struct guac_progress){ .mode = o->progress,
 					      .interval = o->progress_interval,
@@ -645,6 +672,8 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	f->out.stream_start = f->stream.start;
 	for (i = 0; i < io->jobs; i++)
 		io->job[i].priv = &f->stream;
+	if (!fill_open_backlog(f))
+		return fill_refuse(f, GUAC_FILL_REFUSED_SAID);
 	return o->resume && f->have_old ? fill_resume_parts(f) : GUAC_FILL_OK;
 }
 
@@ -876,10 +905,36 @@ static void fill_status(struct guac_fill *f)
 		m->status = GUAC_STATUS_FAILED;
 		snprintf(m->error, sizeof(m->error), "%s%s", out->first_err ? "" : "fsync: ",
 			 strerror(out->first_err ? out->first_err : sync_error));
+	} else if (out->mismatches) {
+		m->status = GUAC_STATUS_FAILED;
+		snprintf(m->error, sizeof(m->error), "read back differs: device bytes %" PRIu64
+			 "-%" PRIu64 ", first at byte %" PRIu64, out->mismatch_start,
+			 out->mismatch_start + out->mismatch_len - 1, out->mismatch_byte);
 	} else if (out->done < out->total) {
 		m->status = GUAC_STATUS_INTERRUPTED;
 	} else {
 		m->status = GUAC_STATUS_COMPLETE;
+	}
+}
+
+/* The jobs' read-backs (verify_backlog), summed, and the first mismatch. */
+static void fill_read_back(struct guac_fill *f)
+{
+	const struct guac_io *io = &f->io;
+	struct guac_fill_outcome *out = &f->out;
+	unsigned int i;
+
+	for (i = 0; i < io->jobs; i++) {
+		const struct guac_io_job *j = &io->job[i];
+
+		out->read_back_blocks += j->read_back_blocks;
+		out->read_back_bytes += j->read_back_bytes;
+		if (j->mismatches && !out->mismatches) {
+			out->mismatch_start = io->base + j->mismatch_at;
+			out->mismatch_len = j->mismatch_len;
+			out->mismatch_byte = io->base + j->mismatch_byte;
+		}
+		out->mismatches += j->mismatches;
 	}
 }
 
@@ -896,6 +951,7 @@ static void fill_conclude(struct guac_fill *f)
 			out->first_err_pos = io->base + io->job[i].error_pos;
 		}
 	}
+	fill_read_back(f);
 	out->done = guac_io_done(io);
 	out->total = io->length;
 	/* With O_DSYNC each completed write was already durable; else fsync decides. */
@@ -905,14 +961,16 @@ static void fill_conclude(struct guac_fill *f)
 	f->m.pass = f->pass;
 	f->m.seconds = io->seconds + (f->o->resume && f->have_old ? f->old.seconds : 0);
 	guac_manifest_now(f->m.finished, sizeof(f->m.finished));
-	out->failed = out->first_err || io->sync_error || out->thread_err || out->lost;
+	out->failed = out->first_err || io->sync_error || out->thread_err || out->lost ||
+		      out->mismatches;
 	fill_status(f);
 	/* The record of the fill is what a later check reads: without it, no success. */
 	out->saved = !f->o->manifest || guac_manifest_save(f->o->manifest, &f->m);
 	out->failed |= !out->saved;
 	/* The target's I/O, not this machine's memory or limits, first. */
 	out->end = (out->first_err && !guac_errno_local(out->first_err)) || io->sync_error ?
-		   GUAC_FILL_IO_ERROR : out->failed ? GUAC_FILL_FAILED :
+		   GUAC_FILL_IO_ERROR : out->mismatches ? GUAC_FILL_BAD_DATA :
+		   out->failed ? GUAC_FILL_FAILED :
 		   out->done < out->total ? GUAC_FILL_INTERRUPTED : GUAC_FILL_COMPLETE;
 }
 
@@ -942,6 +1000,8 @@ enum guac_fill_reason guac_fill_run(struct guac_fill *f)
 	fill_jobs(f);
 close:
 	guac_target_close(&f->t);
+	if (f->io.backlog && f->io.backlog_fd >= 0)
+		close(f->io.backlog_fd);
 	/* A file the open created for another target's manifest is not left behind. */
 	if (r == GUAC_FILL_OTHER_TARGET && !f->existed)
 		unlink(o->target);

@@ -82,6 +82,13 @@ struct guac_fill_options {
 	int impl;
 	enum guac_progress_mode progress;
 	double progress_interval;
+	/*
+	 * Verify while writing (io_engine.h): each job reads a block back once
+	 * @verify_backlog more of its own blocks are written (0: never); a
+	 * mismatch stops the fill, or with @backlog_continue is counted.
+	 */
+	uint64_t verify_backlog;
+	bool backlog_continue;
 	/* Told each enum guac_fill_note as it happens (NULL: nothing told). */
 	void (*note)(const struct guac_fill *f, enum guac_fill_note note, void *arg);
 	void *note_arg;
@@ -140,6 +147,7 @@ struct guac_fill_refusal {
 enum guac_fill_end {
 	GUAC_FILL_COMPLETE,
 	GUAC_FILL_IO_ERROR,		/* the target's I/O: EIO, ENOSPC, a failed fsync */
+	GUAC_FILL_BAD_DATA,		/* a block read back (verify_backlog) differs */
 	GUAC_FILL_FAILED,		/* this machine's (a thread, the manifest, a limit) */
 	GUAC_FILL_INTERRUPTED,
 };
@@ -155,6 +163,13 @@ struct guac_fill_outcome {
 	const char *lost;		/* the file lost bytes during the fill: why */
 	char lost_why[256];		/* and where */
 	bool durable_ok, failed, saved;
+	/*
+	 * verify_backlog: blocks and bytes read back and compared, those that
+	 * differed, and the first (by its job's order, the lowest job first):
+	 * the device bytes of its block, and its first differing byte.
+	 */
+	uint64_t read_back_blocks, read_back_bytes, mismatches;
+	uint64_t mismatch_start, mismatch_len, mismatch_byte;
 	enum guac_fill_end end;
 };
 

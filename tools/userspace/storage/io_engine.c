@@ -265,6 +265,185 @@ static bool guac_io_fill_last(const struct guac_io *io, const struct guac_io_slo
 }
 
 /*
+ * Verify while writing (io_engine.h, guac_io.backlog): the job's blocks
+ * written and not yet read back, oldest first, as positions only (the
+ * bytes they must hold are produced again), and two buffers for the check.
+ */
+struct guac_io_written {
+	uint64_t pos, at;		/* run positions: produced for, landed at */
+	size_t len;
+};
+
+struct guac_io_backlog {
+	struct guac_io_written *ring;	/* @slots of them */
+	uint64_t slots, head, count;	/* the ring's size; the oldest, and how many are held */
+	uint8_t *buf, *expect;		/* read back (room for direct alignment), produced */
+};
+
+static void guac_io_backlog_free(struct guac_io_job *job)
+{
+	struct guac_io_backlog *b = job->backlog;
+
+	if (!b)
+		return;
+	free(b->ring);
+	free(b->buf);
+	free(b->expect);
+	free(b);
+	job->backlog = NULL;
+}
+
+/* The job's backlog, or ENOMEM; nothing without --verify-backlog. */
+static int guac_io_backlog_alloc(struct guac_io_job *job, size_t size)
+{
+	struct guac_io *io = job->io;
+	uint64_t blocks = (job->end - job->start + io->bs - 1) / io->bs;
+	struct guac_io_backlog *b;
+
+	if (!io->write || !io->backlog)
+		return 0;
+	b = calloc(1, sizeof(*b));
+	job->backlog = b;
+	if (!b)
+		return ENOMEM;
+	/* Never more held than the part's blocks, nor than the backlog and the one just written. */
+	b->slots = (io->backlog < blocks ? io->backlog : blocks) + 1;
+	b->ring = calloc(b->slots, sizeof(*b->ring));
+	b->buf = guac_try_alloc(size + 2 * GUAC_IO_ALIGN);
+	b->expect = guac_try_alloc(io->bs);
+	if (!b->ring || !b->buf || !b->expect) {
+		guac_io_backlog_free(job);
+		return ENOMEM;
+	}
+	return 0;
+}
+
+/* A mismatch at run positions [@w->at, + @w->len), first at @at + @first: counted, and then? */
+static bool guac_io_backlog_mismatch(struct guac_io_job *job, const struct guac_io_written *w,
+				     size_t first)
+{
+	struct guac_io *io = job->io;
+
+	if (!job->mismatches++) {
+		job->mismatch_at = w->at;
+		job->mismatch_len = w->len;
+		job->mismatch_byte = w->at + first;
+	}
+	if (io->backlog_continue)
+		return true;
+	/* What is done is what is known good: the job's blocks before this one. */
+	job->mismatch_ended = true;
+	atomic_store(&job->done, w->pos - job->start);
+	if (io->stop)
+		atomic_store(io->stop, true);
+	return false;
+}
+
+/*
+ * Read run positions [@at, @at + @len) through the backlog's descriptor into
+ * @buf; O_DIRECT reads the GUAC_IO_ALIGN units around them. *@data points
+ * at the bytes asked for, *@got says how many came (fewer: the file ends).
+ */
+static int guac_io_backlog_read(const struct guac_io *io, uint8_t *buf, uint64_t at, size_t len,
+				const uint8_t **data, size_t *got)
+{
+	const struct guac_io_ops *ops = guac_io_ops_of(io);
+	uint64_t unit = io->backlog_direct ? GUAC_IO_ALIGN : 1, dev = io->base + at;
+	uint64_t a0 = dev / unit * unit, a1 = (dev + len + unit - 1) / unit * unit;
+	size_t n = 0;
+
+	while (n < a1 - a0) {
+		ssize_t r = ops->pread(io->backlog_fd, buf + n, (size_t)(a1 - a0) - n,
+				       (off_t)(a0 + n));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno;
+		if (!r)
+			break;
+		n += (size_t)r;
+		if (n % unit)
+			break;	/* a direct read short of a unit: the end of the file */
+	}
+	*data = buf + (dev - a0);
+	*got = n > dev - a0 ? n - (size_t)(dev - a0) : 0;
+	if (*got > len)
+		*got = len;
+	return 0;
+}
+
+/*
+ * Read @w back from where it landed and compare it with what produce gives
+ * for its position. False when the job must end: a mismatch that stops it,
+ * or a read that failed (the job's error, at the block).
+ */
+static bool guac_io_backlog_check(struct guac_io_job *job, const struct guac_io_written *w)
+{
+	struct guac_io *io = job->io;
+	struct guac_io_backlog *b = job->backlog;
+	const uint8_t *data;
+	size_t got, i;
+	int err = guac_io_backlog_read(io, b->buf, w->at, w->len, &data, &got);
+
+	if (err) {
+		job->error = err;
+		job->error_pos = w->at;
+		return false;
+	}
+	io->hooks.produce(job, b->expect, w->pos, w->len);
+	job->read_back_blocks++;
+	job->read_back_bytes += w->len;
+	if (got == w->len && !memcmp(data, b->expect, w->len))
+		return true;
+	/* A short read is a file cut short: its first missing byte differs. */
+	for (i = 0; i < got && data[i] == b->expect[i]; i++)
+		;
+	return guac_io_backlog_mismatch(job, w, i);
+}
+
+/* Read back the oldest blocks held until @keep are left; false when the job must end. */
+static bool guac_io_backlog_trim(struct guac_io_job *job, uint64_t keep)
+{
+	struct guac_io_backlog *b = job->backlog;
+
+	while (b->count > keep) {
+		struct guac_io_written w = b->ring[b->head];
+
+		b->head = (b->head + 1) % b->slots;
+		b->count--;
+		if (!guac_io_backlog_check(job, &w))
+			return false;
+	}
+	return true;
+}
+
+/* The block produced for @pos was written at @at: held, and the one @backlog before read back. */
+static bool guac_io_backlog_push(struct guac_io_job *job, uint64_t pos, uint64_t at, size_t len)
+{
+	struct guac_io_backlog *b = job->backlog;
+
+	b->ring[(b->head + b->count) % b->slots] = (struct guac_io_written){ pos, at, len };
+	b->count++;
+	return guac_io_backlog_trim(job, job->io->backlog);
+}
+
+/*
+ * The job's run ended: the blocks still held are read back, unless a stop
+ * (Ctrl-C, or a mismatch in any job) ended it; then the backlog goes.
+ */
+static void guac_io_backlog_end(struct guac_io_job *job)
+{
+	struct guac_io *io = job->io;
+
+	if (!job->backlog)
+		return;
+	if (!job->mismatch_ended && !(io->stop && atomic_load(io->stop)))
+		guac_io_backlog_trim(job, 0);
+	guac_io_backlog_free(job);
+}
+
+/*
  * Write the block, or check what was read: every consume and unreadable
  * call, the sector-by-sector retry of a failed read and the accounting
  * (@done counts bytes from the part's start, in order, ended by the first
@@ -289,6 +468,8 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 			atomic_store(&job->done, (io->hooks.place ? pos : pos + got) - job->start);
 			return false;
 		}
+		if (job->backlog && !guac_io_backlog_push(job, pos, at, n))
+			return false;
 	} else if (s->err == GUAC_IO_STOPPED) {
 		guac_io_stopped(job, s->data, pos, s->got);
 		return false;
@@ -612,10 +793,11 @@ static void *guac_io_worker(void *arg)
 	uint64_t pos = job->start + job->resume;
 
 	atomic_store(&job->done, job->resume);
-	if (!buf) {
+	if (!buf || guac_io_backlog_alloc(job, size)) {
 		/* A job's failure like a write error: the command reports it, with its part. */
 		job->error = ENOMEM;
 		job->error_pos = pos;
+		free(buf);
 		return NULL;
 	}
 	if (guac_io_try_twins(job, buf, size) || guac_io_try_pipeline(job, buf, size))
@@ -631,6 +813,7 @@ static void *guac_io_worker(void *arg)
 			break;
 		pos += s.len;
 	}
+	guac_io_backlog_end(job);
 	free(buf);
 	return NULL;
 }

@@ -46,6 +46,7 @@ struct guac_io_ops {
 extern struct guac_io_ops guac_io_sys;
 
 struct guac_io;
+struct guac_io_backlog;
 
 /*
  * Progress on standard error: none; a line redrawn in place
@@ -99,11 +100,22 @@ struct guac_io_job {
 	int error;			/* first fatal errno (write: ENOSPC, EIO...) */
 	uint64_t error_pos;		/* run position of that error */
 	void *priv;			/* the command's per-job state */
+	/*
+	 * Writes with a backlog (guac_io.backlog): what the job read back and
+	 * compared, over all its runs, and its first mismatch: the run
+	 * positions of the block where it landed, and of its first differing
+	 * byte. Its thread's alone while it runs.
+	 */
+	uint64_t read_back_blocks, read_back_bytes, mismatches;
+	uint64_t mismatch_at, mismatch_len, mismatch_byte;
+	bool mismatch_ended;		/* a mismatch ended the job (not backlog_continue) */
+	struct guac_io_backlog *backlog;	/* the engine's: the blocks to read back */
 };
 
 /*
  * Hooks. produce fills @buf with the bytes for run position @pos (write;
- * on the job's generator thread, in order). consume checks @len bytes read
+ * on the job's generator thread, in order; with a backlog, also on the
+ * job's own thread, for the read-back's comparison). consume checks @len bytes read
  * at @pos (verify). unreadable reports run positions [@pos, @pos + @len)
  * that gave @err even sector by sector. consume and unreadable run on the
  * job's own thread, in position order, and return how many of the @len
@@ -137,6 +149,23 @@ struct guac_io_hooks {
 	uint64_t (*place)(struct guac_io_job *job, uint64_t pos);
 };
 
+/*
+ * Verify while writing (guac write --verify-backlog, as fio's verify_backlog):
+ * with @backlog blocks, a job reads each block it wrote back from where it
+ * landed once @backlog more of its own are written after it (and the rest at
+ * the end of each run, unless a stop came), and compares it with what
+ * produce gives again for its position: produce must then be a pure function
+ * of the position, as it runs on the job's thread too. Nothing is kept but
+ * the blocks' positions. A mismatch is counted in the job; without
+ * @backlog_continue it ends the job (@done cut to the bad block) and sets
+ * @stop, so the other jobs end after their current block. The blocks are
+ * read through @backlog_fd, the caller's: O_DIRECT (@backlog_direct, whole
+ * GUAC_IO_ALIGN units read around the block) reads the medium, after the
+ * kernel wrote the block's dirty pages back; a buffered one may get the
+ * page cache's copy.
+ */
+#define GUAC_IO_MAX_BACKLOG (1u << 20)
+
 struct guac_io {
 	struct guac_target *target;
 	bool write;
@@ -150,6 +179,10 @@ struct guac_io {
 	struct guac_progress *progress;	/* NULL: none */
 	uint64_t progress_before;	/* bytes done outside this run's jobs (earlier runs) */
 	uint64_t progress_total;	/* the command's whole work, or 0: this run's */
+	uint64_t backlog;		/* writes: blocks between a write and its read-back; 0 off */
+	bool backlog_continue;		/* a mismatch is counted, the job goes on */
+	int backlog_fd;			/* the target, opened for the read-backs */
+	bool backlog_direct;		/* with O_DIRECT */
 	atomic_bool *stop;		/* set (e.g. by SIGINT) to end after the current block */
 	/*
 	 * Optional: called on guac_io_run's own thread about every

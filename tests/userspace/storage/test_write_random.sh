@@ -239,12 +239,16 @@ if $CC -shared -fPIC -o "$tmp/slow.so" "$shims/slow_pwrite.c" -ldl 2>"$tmp/cc.er
 	"$GUAC" verify -m "$m" >"$tmp/v" 2>&1
 	rc=$?
 	check "... verify checks each block against its origin: OK, exit 0, saying the pass is not done" \
-		"[ $rc -eq 0 ] && grep -q '^OK: 1048576 bytes' '$tmp/v' &&
-		 grep -q '^random pattern, pass 2 of 2 not finished: each block checked against origin 77777777 (its step done in this pass) or $(u64 "77777777 - $stride")' '$tmp/v'"
+		"[ $rc -eq 0 ] && grep -q '^OK: 1048576 bytes (1.00 MiB) match the stream at offset 0, origin 77777777 in the blocks its pass wrote, the pass before.s in the others (below)' '$tmp/v' &&
+		 grep -q '^INCOMPLETE: random pattern, pass 2 of 2 not finished: each block checked against origin 77777777 (its step done in this pass) or $(u64 "77777777 - $stride")' '$tmp/v'"
 	"$GUAC" verify -m "$m" --bs 64K >"$tmp/v" 2>&1
 	rc=$?
 	check "... also with reads of 16 blocks (each block compared with its own origin)" \
 		"[ $rc -eq 0 ] && grep -q '^OK: 1048576 bytes' '$tmp/v'"
+	"$GUAC" verify -m "$m" --json >"$tmp/vj" 2>&1
+	check "... its JSON names both origins and the pass (random_pass)" \
+		"grep -q '\"random_pass\":{\"pass\":1,\"passes\":2,\"origin\":77777777,\"origin_before\":$(u64 "77777777 - $stride")}' '$tmp/vj' &&
+		 grep -q '\"result\":\"ok\"' '$tmp/vj'"
 	check "... and records no check in the manifest (its progress counts steps)" \
 		"cmp -s '$m' '$tmp/m.before'"
 	# One byte in a block of each origin: both found, at their places.

@@ -310,6 +310,11 @@ static void verify_json_head(const struct verify_run *run)
 		guac_json_string(stdout, run->req.manifest_path);
 		printf(",");
 	}
+	/* A random fill stopped in a later pass: its blocks hold two origins (verify_random). */
+	if (run->random.on)
+		printf("\"random_pass\":{\"pass\":%u,\"passes\":%u,\"origin\":%" PRIu64
+		       ",\"origin_before\":%" PRIu64 "},", run->random.pass, run->random.passes,
+		       run->random.origin_new, run->random.origin_old);
 	printf("\"length\":%" PRIu64 ",", run->planned);
 }
 
@@ -508,8 +513,10 @@ static void verify_text_verdict(const struct verify_run *run, const char *scope)
 		guac_fmt_bytes(all, sizeof(all), (double)covered);
 		/* The bytes that match start where the range does, not where this run did. */
 		printf("OK: %" PRIu64 " bytes (%s) match the stream at offset %s, origin %" PRIu64
-		       "%s", covered, all, guac_spos_str(soff, sizeof(soff), verify_range_stream(run)),
-		       run->origin, scope);
+		       "%s%s", covered, all, guac_spos_str(soff, sizeof(soff), verify_range_stream(run)),
+		       run->random.on ? run->random.origin_new : run->origin,
+		       run->random.on ? " in the blocks its pass wrote, the pass before's in the "
+		       "others (below)" : "", scope);
 		if (covered != run->checked)
 			printf("; %" PRIu64 " of them checked by the run resumed, the rest by this "
 			       "run from offset %s", covered - run->checked,
@@ -517,6 +524,24 @@ static void verify_text_verdict(const struct verify_run *run, const char *scope)
 		printf("; %.3f s, %s, %.2f GB per CPU-second\n", secs, speed,
 		       cpu > 0 ? run->checked / cpu / 1e9 : 0.0);
 	}
+}
+
+/* Why the check began again, or ended before the range's end. */
+static void verify_text_stops(const struct verify_run *run, const char *human)
+{
+	if (run->restart_partial)
+		printf("NOTE: --resume started from the beginning: the last check recorded was "
+		       "of part of the fill (--shard, --skip or --length), which a whole check "
+		       "cannot continue\n");
+	else if (run->restart_why)
+		printf("NOTE: --resume started from the beginning: %s\n", run->restart_why);
+	if (run->interrupted)
+		printf("INTERRUPTED: stopped after %" PRIu64 " bytes (%s) checked; the findings "
+		       "so far follow%s\n", run->checked, human,
+		       run->manifest ? " (progress saved in the manifest: --resume continues)" : "");
+	if (run->max_reached)
+		printf("STOPPED: --max-errors %" PRIu64 " reached after %" PRIu64 " bytes (%s)\n",
+		       run->req.max_errors, run->checked, human);
 }
 
 void verify_report_text(const struct verify_run *run)
@@ -532,19 +557,7 @@ void verify_report_text(const struct verify_run *run)
 		       "compared: no verdict can be given for them\n",
 		       run->planned - (verify_covered(run) < run->planned ? verify_covered(run) :
 				       run->planned), run->planned);
-	if (run->restart_partial)
-		printf("NOTE: --resume started from the beginning: the last check recorded was "
-		       "of part of the fill (--shard, --skip or --length), which a whole check "
-		       "cannot continue\n");
-	else if (run->restart_why)
-		printf("NOTE: --resume started from the beginning: %s\n", run->restart_why);
-	if (run->interrupted)
-		printf("INTERRUPTED: stopped after %" PRIu64 " bytes (%s) checked; the findings "
-		       "so far follow%s\n", run->checked, human,
-		       run->manifest ? " (progress saved in the manifest: --resume continues)" : "");
-	if (run->max_reached)
-		printf("STOPPED: --max-errors %" PRIu64 " reached after %" PRIu64 " bytes (%s)\n",
-		       run->req.max_errors, run->checked, human);
+	verify_text_stops(run, human);
 	if (log->nranges) {
 		printf("MISMATCH: %" PRIu64 " bad %u-byte sector%s in %" PRIu64 " range%s, %" PRIu64
 		       " bytes differ, of %" PRIu64 " bytes (%s) checked\n",
@@ -590,7 +603,7 @@ void verify_report_text(const struct verify_run *run)
 	}
 	verify_text_diagnosis(run);
 	if (run->random.on)
-		printf("random pattern, pass %u of %u not finished: each block checked against "
+		printf("INCOMPLETE: random pattern, pass %u of %u not finished: each block checked against "
 		       "origin %" PRIu64 " (its step done in this pass) or %" PRIu64 " (the pass "
 		       "before); the fill is not complete: guac write --resume completes it\n",
 		       run->random.pass + 1, run->random.passes, run->random.origin_new,

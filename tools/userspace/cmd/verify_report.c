@@ -604,8 +604,9 @@ void verify_report_text(const struct verify_run *run)
 	verify_text_diagnosis(run);
 	if (run->random.on)
 		printf("INCOMPLETE: random pattern, pass %u of %u not finished: each block checked against "
-		       "origin %" PRIu64 " (its step done in this pass) or %" PRIu64 " (the pass "
-		       "before); the fill is not complete: guac write --resume completes it\n",
+		       "origin %" PRIu64 " (its step recorded done in this pass) or %" PRIu64
+		       " (the pass before), or either past the last record; the fill is not "
+		       "complete: guac write --resume completes it\n",
 		       run->random.pass + 1, run->random.passes, run->random.origin_new,
 		       run->random.origin_old);
 	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors (%s)\n",

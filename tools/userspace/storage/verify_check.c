@@ -309,13 +309,14 @@ static uint64_t verify_new_sectors(const struct guac_badlog *log, uint64_t first
 	return last >= first ? last - first + 1 : 0;
 }
 
-uint64_t verify_origin_at(const struct verify_run *run, uint64_t dev, size_t *n)
+uint64_t verify_origin_at(const struct verify_run *run, uint64_t dev, size_t *n, uint64_t *alt)
 {
 	const struct verify_random *r = &run->random;
 	const struct guac_manifest *m = run->manifest;
 	uint64_t rel, step, in;
 	unsigned int i;
 
+	*alt = run->origin;
 	if (!r->on)
 		return run->origin;
 	rel = dev - r->fill_dev;
@@ -327,10 +328,40 @@ uint64_t verify_origin_at(const struct verify_run *run, uint64_t dev, size_t *n)
 		const struct guac_manifest_range *g = &m->range[i];
 		uint64_t first = (g->device_offset - m->device_offset) / r->bs;
 
-		if (step - first < g->length / r->bs)
-			return step - first < g->done / r->bs ? r->origin_new : r->origin_old;
+		if (step - first >= g->length / r->bs)
+			continue;
+		if (step - first < g->done / r->bs)
+			return *alt = r->origin_new;
+		/*
+		 * Past the record: a writer killed after its last checkpoint may
+		 * have written the block already (as a sequential fill's bytes past
+		 * its done), so the pass's data stands there too.
+		 */
+		*alt = r->origin_new;
+		return r->origin_old;
 	}
 	return r->origin_old;	/* not reached: the ranges tile the steps (manifest.c) */
+}
+
+/*
+ * Whether the @n bytes @got at @at match the stream of @origin, or else of
+ * @alt (a random fill's block past the record, verify_origin_at()); @want
+ * ends holding @origin's unless @alt's matched.
+ */
+static bool verify_slice_matches(const struct verify_run *run, const uint8_t *got,
+				 uint8_t *want, uint64_t origin, uint64_t alt,
+				 struct guac_spos at, size_t n)
+{
+	guac_spos_fill(run->req.impl, want, origin, at, n);
+	if (!memcmp(got, want, n))
+		return true;
+	if (alt == origin)
+		return false;
+	guac_spos_fill(run->req.impl, want, alt, at, n);
+	if (!memcmp(got, want, n))
+		return true;
+	guac_spos_fill(run->req.impl, want, origin, at, n);
+	return false;
 }
 
 struct verify_job_ctx {
@@ -356,14 +387,13 @@ static size_t verify_consume(struct guac_io_job *job, const uint8_t *got, uint64
 	while (off < len) {
 		/* Slices end on VERIFY_SLICE boundaries of the device: sector-aligned. */
 		size_t n = VERIFY_SLICE - (size_t)((dev + off) % VERIFY_SLICE), s;
-		uint64_t rel = dev + off - ctx->seg->device_offset, origin;
+		uint64_t rel = dev + off - ctx->seg->device_offset, origin, alt;
 		struct guac_spos at = guac_spos_add(ctx->seg->stream, rel);
 
 		if (n > len - off)
 			n = len - off;
-		origin = verify_origin_at(run, dev + off, &n);
-		guac_spos_fill(run->req.impl, vj->want, origin, at, n);
-		if (!memcmp(got + off, vj->want, n)) {
+		origin = verify_origin_at(run, dev + off, &n, &alt);
+		if (verify_slice_matches(run, got + off, vj->want, origin, alt, at, n)) {
 			off += n;
 			continue;
 		}
@@ -424,13 +454,12 @@ static bool verify_check_clean(struct guac_io_job *job, const uint8_t *got, uint
 		size_t n = VERIFY_SLICE - (size_t)((dev + off) % VERIFY_SLICE);
 		struct guac_spos at = guac_spos_add(ctx->seg->stream,
 						    dev + off - ctx->seg->device_offset);
-		uint64_t origin;
+		uint64_t origin, alt;
 
 		if (n > len - off)
 			n = len - off;
-		origin = verify_origin_at(run, dev + off, &n);
-		guac_spos_fill(run->req.impl, scratch, origin, at, n);
-		if (memcmp(got + off, scratch, n))
+		origin = verify_origin_at(run, dev + off, &n, &alt);
+		if (!verify_slice_matches(run, got + off, scratch, origin, alt, at, n))
 			return false;
 		off += n;
 	}

@@ -260,9 +260,10 @@ bool verify_segment(struct verify_run *run, struct verify_segment *seg);
 /*
  * The origin device byte @dev holds, and (*@n cut to the end of its block)
  * how many bytes on hold it: run->origin, or a random fill's block's
- * (verify_random).
+ * (verify_random). *@alt: the other origin the block may hold as well (a
+ * random fill's block past its job's record), else the same.
  */
-uint64_t verify_origin_at(const struct verify_run *run, uint64_t dev, size_t *n);
+uint64_t verify_origin_at(const struct verify_run *run, uint64_t dev, size_t *n, uint64_t *alt);
 void verify_check_all(struct verify_run *run);
 void verify_diagnose(struct verify_run *run);
 

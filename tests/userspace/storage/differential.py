@@ -73,6 +73,7 @@ FAMILIES = [
     ("trunc", 10, "truncated, extended, replaced and zeroed targets, --resume"),
     ("wrap64", 14, "offsets across 2^64: fills, shards, --offset/--skip/--length"),
     ("pipe", 12, "pipes: with a manifest, with --length, without --length"),
+    ("random", 12, "random-order fills (passes, seeds, jobs), stopped, resumed, damaged"),
 ]
 
 
@@ -90,6 +91,53 @@ def shard_range(k, n, length, sector):
     return min(first * sector, length), min((first + count) * sector, length)
 
 
+M64 = (1 << 64) - 1
+VERIFY_SLICE = 32 * KIB      # verify's compare unit (storage/verify_check.c)
+
+
+def perm_mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+    return z ^ (z >> 31)
+
+
+class Permutation:
+    """The random pattern's block order, written again from its definition
+    (storage/permutation.c): a 6-round Feistel bijection on 2h-bit integers
+    walked until it lands below N. Maps a block back to its step in a pass."""
+
+    def __init__(self, n, seed, pass_index):
+        seed = perm_mix(seed ^ perm_mix((0xd1b54a32d192ed03 * (pass_index + 1)) & M64))
+        bits = 1
+        while bits < 32 and (n - 1) >> (2 * bits):
+            bits += 1
+        self.n, self.bits, self.mask = n, bits, (1 << bits) - 1
+        self.keys = []
+        for _ in range(6):
+            seed = (seed + 0x9e3779b97f4a7c15) & M64
+            self.keys.append(perm_mix(seed))
+
+    def block_of(self, step):
+        x = step
+        while True:
+            left, right = x >> self.bits, x & self.mask
+            for key in self.keys:
+                left, right = right, left ^ (perm_mix(right ^ key) & self.mask)
+            x = left << self.bits | right
+            if x < self.n:
+                return x
+
+    def step_of(self, block):
+        x = block
+        while True:
+            left, right = x >> self.bits, x & self.mask
+            for key in reversed(self.keys):
+                left, right = right ^ (perm_mix(left ^ key) & self.mask), left
+            x = left << self.bits | right
+            if x < self.n:
+                return x
+
+
 class Desc:
     """What a check claims: N bytes of TARGET from device byte DEV hold the stream
     bytes REL ... REL+N-1 counted from stream offset SO (origin ORIGIN). The
@@ -102,6 +150,7 @@ class Desc:
         self.origin, self.so, self.rel = origin, so, rel
         self.avail = avail
         self.label = label
+        self.random = None         # a random fill stopped in a later pass: random_problem()
 
     def crosses(self):
         return self.so + self.rel + self.n > TWO64
@@ -302,6 +351,8 @@ class Case:
             return "the target cannot be read: %s" % e
         if d.avail is not None:
             got = got[:max(0, d.avail - d.dev)]
+        if d.random is not None:
+            return self.random_problem(d, got)
         if got == ref:
             return None
         if got == ref[:len(got)]:
@@ -319,6 +370,34 @@ class Case:
         return ("device byte %d (byte %d of the range) is 0x%02x, the reference 0x%02x%s%s"
                 % (d.dev + i, i, got[i], ref[i],
                    "; %d bytes differ" % nbad if nbad is not None else "", short))
+
+    def random_problem(self, d, got):
+        """A random fill stopped in pass P > 0: a block whose step its job recorded
+        done holds pass P's origin; any other the pass before's or, past the last
+        record (a writer killed after it), P's: each 32 KiB piece of it one or the
+        other (docs/storage.md). None when that holds, else what differs."""
+        R = d.random
+        new = self.gen(R["new"], d.so, d.rel + d.n)[d.rel:]
+        old = self.gen(R["old"], d.so, d.rel + d.n)[d.rel:]
+        if len(got) < d.n:
+            return ("the target holds only %d of the %d described bytes (it ends at byte %d)"
+                    % (len(got), d.n, d.dev + len(got)))
+        bs, i = R["bs"], 0
+        while i < d.n:
+            dev = d.dev + i
+            rel = dev - R["fill_dev"]
+            b = rel // bs
+            end = min(d.n, i + bs - rel % bs, i + VERIFY_SLICE - dev % VERIFY_SLICE)
+            step = R["perm"].step_of(b)
+            done = any(first <= step < first + ndone for first, ndone in R["done"])
+            if got[i:end] != new[i:end] and (done or got[i:end] != old[i:end]):
+                return ("device bytes %d-%d (block %d, step %d of pass %d, %s) hold neither "
+                        "%s" % (dev, d.dev + end - 1, b, step, R["pass"],
+                                "recorded done" if done else "not recorded done",
+                                "origin %d" % R["new"] if done else
+                                "origin %d nor %d" % (R["new"], R["old"])))
+            i = end
+        return None
 
     def reference_cmd(self, d):
         part = ("%s gen --origin %d --offset %d --length %d%s > $T/ref"
@@ -497,6 +576,12 @@ class Case:
             a += ["--jobs", fill["jobs"]]
         if fill["bs"] != MIB or r.random() < 0.3:
             a += ["--bs", fill["bs"]]
+        rnd = fill.get("random")
+        if rnd:
+            # --origin is the last pass's: a complete fill holds the stream of it.
+            a += ["--pattern", "random", "--passes", rnd["passes"]]
+            if rnd["seed"] is not None:
+                a += ["--seed", rnd["seed"]]
         if manifest:
             a += ["-m", manifest]
         if shard:
@@ -634,7 +719,19 @@ class Case:
             label = "--skip/--length: fill bytes %d-%d" % (lo, hi - 1)
         label += (" = device bytes %d-%d of %s, stream offset %d + %d, origin %d"
                   % (do + lo, do + hi - 1, self.show(source), so, lo, m["origin"]))
-        return Desc(source, do + lo, hi - lo, m["origin"], so, lo, avail, label)
+        desc = Desc(source, do + lo, hi - lo, m["origin"], so, lo, avail, label)
+        w = m.get("workload") or {}
+        if w.get("pattern") == "random" and w.get("pass", 0) > 0 and m["status"] != "complete":
+            bs, stride = m["block_size"], w["pass_stride"]
+            new = (m["origin"] - (w["passes"] - 1 - w["pass"]) * stride) % TWO64
+            desc.random = {
+                "perm": Permutation(L // bs, w["seed"], w["pass"]), "bs": bs,
+                "fill_dev": do, "pass": w["pass"], "new": new, "old": (new - stride) % TWO64,
+                "done": [((x["device_offset"] - do) // bs, x["done"] // bs)
+                         for x in m["ranges"]]}
+            desc.label += " (random pass %d of %d stopped: per block origin %d or %d)" % (
+                w["pass"] + 1, w["passes"], new, desc.random["old"])
+        return desc
 
     @staticmethod
     def recorded_file(m, path):
@@ -1024,6 +1121,97 @@ class Case:
             st = self.manifests[m]
             for _ in range(r.randint(1, 2)):
                 self.check_manifest(st, r.choice(["whole", "resume", "sub"]))
+
+    def pick_random_fill(self):
+        """A fill in random order: whole --bs blocks, 1 to 4 passes, a seed or a drawn one."""
+        r = self.rng
+        fill = self.pick_fill(big=r.random() < 0.5)
+        fill["bs"] = r.choice([4096, 8192, 65536, 512 * r.randint(1, 64)])
+        fill["length"] = fill["bs"] * max(1, fill["length"] // fill["bs"])
+        if fill["offset"] + fill["length"] > TWO64 and r.random() < 0.5:
+            fill["offset"] = TWO64 - fill["length"] - r.randint(0, MIB)
+        fill["random"] = {"passes": r.choice([1, 1, 2, 3, 4]),
+                          "seed": r.getrandbits(64) if r.random() < 0.6 else None}
+        return fill
+
+    def fam_random(self):
+        r = self.rng
+        fill = self.pick_random_fill()
+        f = self.new_target(fill)
+        m = self.p("m.json")
+        if r.random() < 0.3:
+            # an earlier fill under it: a block never rewritten is stale, not zero
+            self.write(f, dict(fill, origin=(fill["origin"] + 5) % TWO64, jobs=1,
+                               random=None), m)
+        if r.random() < 0.5:
+            self.write(f, fill, m, kill=signal.SIGKILL if r.random() < 0.3 else signal.SIGINT)
+            self.damaged = True      # an interrupted fill is no clean case
+            st = self.manifests.get(m)
+            if st is None:
+                return
+            if r.random() < 0.4:
+                if r.random() < 0.5:
+                    self.damage(fill, f, kinds=["flip", "zero", "stale"])
+                else:
+                    self.lost_done_write(st, fill, f)
+            for _ in range(r.randint(1, 2)):
+                self.check_manifest(st, r.choice(["whole", "resume", "sub", "pipe"]))
+            if r.random() < 0.5:
+                return
+            # finish it: --resume continues the recorded pass and steps
+            self.before_change(f)
+            rc, out, err = self.run([self.g, "write", "--resume", "-m", m, f])
+            if rc != 0:
+                self.fail_tool("guac write --resume of a random fill failed", rc, out, err)
+                return
+            st = MState(m, os.path.realpath(f), genuine=True)
+            st.chain = Chain(self.modcount(st.target), "write")
+            self.manifests[m] = st
+            self.damaged = False
+        elif self.write(f, fill, m) != 0:
+            return
+        st = self.manifests[m]
+        damaged = r.random() < 0.45
+        if damaged and r.random() < 0.5:
+            self.damage(fill, f)
+        elif damaged:
+            self.lost_write(st, fill, f)
+        self.some_checks(st, fill, r.randint(2, 4), damaged)
+        self.check_manifest(st, "whole")
+
+    def lost_done_write(self, st, fill, path):
+        """A random fill stopped in a later pass: a block its manifest records done in
+        this pass holds the pass before's data, as a drive that dropped the write."""
+        r = self.rng
+        m = st.load()
+        w = m.get("workload") or {}
+        if not w.get("pass"):
+            return
+        bs = m["block_size"]
+        done = [((x["device_offset"] - m["device_offset"]) // bs, x["done"] // bs)
+                for x in m["ranges"] if x["done"] >= bs]
+        if not done:
+            return
+        first, n = r.choice(done)
+        step = first + r.randrange(n)
+        b = Permutation(m["length"] // bs, w["seed"], w["pass"]).block_of(step)
+        new = (m["origin"] - (w["passes"] - 1 - w["pass"]) * w["pass_stride"]) % TWO64
+        self.damaged = True
+        self.put_stream(path, m["device_offset"] + b * bs, (new - w["pass_stride"]) % TWO64,
+                        m["stream_offset"], b * bs, bs)
+
+    def lost_write(self, st, fill, path):
+        """A block of the last pass lost: it holds an earlier pass's data (or, with one
+        pass, the earlier fill's or nothing), as a drive that dropped the write leaves it."""
+        r = self.rng
+        m = st.load()
+        stride = m.get("workload", {}).get("pass_stride", 0)
+        bs, length = fill["bs"], fill["length"]
+        b = r.randrange(length // bs)
+        back = r.randint(1, max(1, fill["random"]["passes"] - 1))
+        self.damaged = True
+        self.put_stream(path, fill["seek"] + b * bs, (m["origin"] - back * stride) % TWO64,
+                        fill["offset"], b * bs, bs)
 
     def fam_resume(self):
         r = self.rng

@@ -77,14 +77,43 @@ static uint64_t verify_other(const struct verify_run *run)
 }
 
 /*
+ * The past origins of the STALE_ORIGIN sectors. One: "(origin 7)"; several:
+ * "(origin 7: 1000, origin 5: 200)"; a random fill's earlier pass named:
+ * "(origin 7, pass 2 of 3)".
+ */
+static void verify_stale_text(const struct verify_run *run)
+{
+	const struct verify_classes *c = &run->classes;
+	const char *sep = " (";
+	size_t j, nstale = 0;
+
+	for (j = 0; j < run->diag_cfg.nhistory; j++)
+		nstale += c->stale[j] != 0;
+	if (!nstale)
+		return;
+	for (j = 0; j < run->diag_cfg.nhistory; j++) {
+		if (!c->stale[j])
+			continue;
+		printf("%sorigin %" PRIu64, sep, run->diag_history[j].origin);
+		if (j < run->diag_npasses)
+			printf(", pass %zu of %u", run->manifest->passes - 1 - j,
+			       run->manifest->passes);
+		if (nstale > 1)
+			printf(": %" PRIu64, c->stale[j]);
+		sep = ", ";
+	}
+	printf(")");
+}
+
+/*
  * "classes: 1500 ALL_ZERO, 1200 STALE_ORIGIN (origin 7), 3 TORN, 5 OTHER (all
  * 5 searched: 4 MISDIRECTED, 1 UNKNOWN)": every bad sector of this run.
  */
 static void verify_classes_text(const struct verify_run *run)
 {
 	const struct verify_classes *c = &run->classes;
-	const char *sep = "", *ssep = " (";
-	size_t i, j, nstale = 0;
+	const char *sep = "", *ssep;
+	size_t i, j;
 
 	if (!run->classify)
 		return;
@@ -96,23 +125,8 @@ static void verify_classes_text(const struct verify_run *run)
 			continue;
 		printf("%s %" PRIu64 " %s", sep, c->cls[k], guac_diag_class_name(k));
 		sep = ",";
-		if (k != GUAC_DIAG_STALE_ORIGIN)
-			continue;
-		for (j = 0; j < run->diag_cfg.nhistory; j++)
-			nstale += c->stale[j] != 0;
-		/* One origin: "(origin 7)"; several: "(origin 7: 1000, origin 5: 200)". */
-		for (j = 0; j < run->diag_cfg.nhistory; j++) {
-			if (!c->stale[j])
-				continue;
-			if (nstale == 1)
-				printf(" (origin %" PRIu64 ")", run->diag_history[j].origin);
-			else
-				printf("%sorigin %" PRIu64 ": %" PRIu64, ssep,
-				       run->diag_history[j].origin, c->stale[j]);
-			ssep = ", ";
-		}
-		if (nstale > 1)
-			printf(")");
+		if (k == GUAC_DIAG_STALE_ORIGIN)
+			verify_stale_text(run);
 	}
 	if (verify_other(run)) {
 		ssep = ": ";
@@ -179,8 +193,11 @@ static void verify_classes_json(const struct verify_run *run)
 	for (i = 0; i < run->diag_cfg.nhistory; i++) {
 		if (!c->stale[i])
 			continue;
-		printf("%s{\"origin\":%" PRIu64 ",\"sectors\":%" PRIu64 "}", sep,
+		printf("%s{\"origin\":%" PRIu64 ",\"sectors\":%" PRIu64, sep,
 		       run->diag_history[i].origin, c->stale[i]);
+		if (i < run->diag_npasses)
+			printf(",\"pass\":%zu", run->manifest->passes - 2 - i);	/* from 0 */
+		printf("}");
 		sep = ",";
 	}
 	printf("],\"search_bound\":%u,\"other_searched\":%" PRIu64 ",\"other_extended\":%" PRIu64

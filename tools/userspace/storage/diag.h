@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "libguac.h"
+#include "permutation.h"
 
 /*
  * One write pass over the target: stream bytes [stream_offset,
@@ -61,10 +62,24 @@ struct guac_diag_pass {
 	uint64_t length;
 };
 
-/* One writer's part of a pass: written in address order by one job. */
+/*
+ * One writer's part of a pass: written in address order by one job; or, in a
+ * permuted pass (guac_diag_order), steps (device_offset - the pass's) /
+ * block_size on, length / block_size of them, in step order.
+ */
 struct guac_diag_part {
 	uint64_t device_offset;
 	uint64_t length;
+};
+
+/*
+ * A pass written in a permuted order (guac write --pattern random): its block
+ * b (@block_size bytes each from the pass's device offset) was written at
+ * step guac_unpermute(@perm, b) of its writer's part.
+ */
+struct guac_diag_order {
+	const struct guac_permutation *perm;
+	uint64_t block_size;
 };
 
 enum guac_diag_class {
@@ -214,6 +229,7 @@ struct guac_diag_config {
 	 */
 	const struct guac_diag_part *parts;
 	size_t nparts;
+	const struct guac_diag_order *order;	/* NULL: the parts' address order */
 	/*
 	 * The origin search: origins within @origin_radius of the pass's and of
 	 * each history pass's (0: none), and the ranges the user named. It

@@ -128,13 +128,83 @@ static uint64_t diag_part_end(const struct guac_diag_config *cfg, uint64_t dev)
 	return cfg->pass.device_offset + cfg->pass.length;
 }
 
+/* The later steps of a permuted part looked at for a wrap's capacity, at most. */
+#define DIAG_ORDER_STEPS 4096u
+
+/*
+ * A wrap's capacity in a permuted pass (guac_diag_order): the powers of two
+ * 2^e, e from @lo to @hi, at which a block written after @found_dev's by its
+ * writer aliases @found_dev's sector (overlaps it modulo 2^e) are ruled out,
+ * as the later write would hold the place. The smallest left, or 0. Other
+ * writers' steps interleave in no known order, and past DIAG_ORDER_STEPS the
+ * rest go unexamined: both leave capacities in, never rule one out wrongly.
+ */
+static uint64_t diag_wrap_permuted(const struct guac_diag_config *cfg, uint64_t found_dev,
+				   unsigned int lo, unsigned int hi)
+{
+	const struct guac_diag_order *o = cfg->order;
+	uint64_t bs = o->block_size, end = cfg->pass.length / bs, step, t, ruled = 0;
+	uint64_t all = (hi == 63 ? ~0ULL : (2ULL << hi) - 1) & ~((1ULL << lo) - 1);
+	unsigned int e;
+	size_t k;
+
+	step = guac_unpermute(o->perm, (found_dev - cfg->pass.device_offset) / bs);
+	for (k = 0; k < cfg->nparts; k++) {
+		uint64_t p0 = (cfg->parts[k].device_offset - cfg->pass.device_offset) / bs;
+
+		if (step >= p0 && step - p0 < cfg->parts[k].length / bs)
+			end = p0 + cfg->parts[k].length / bs;
+	}
+	for (t = step + 1; t < end && t <= step + DIAG_ORDER_STEPS && ruled != all; t++) {
+		uint64_t at = cfg->pass.device_offset + guac_permute(o->perm, t) * bs;
+
+		for (e = lo; e <= hi; e++) {
+			uint64_t mask = (1ULL << e) - 1;
+
+			if (((found_dev - at) & mask) < bs || ((at - found_dev) & mask) < cfg->sector)
+				ruled |= 1ULL << e;
+		}
+	}
+	for (e = lo; e <= hi; e++)
+		if (!(ruled & 1ULL << e))
+			return 1ULL << e;
+	return 0;
+}
+
+/*
+ * The likeliest capacity of a device whose addresses wrap, if the data of
+ * device byte @found_dev read @low_bit (the distance's lowest set bit) away
+ * can be explained so, else 0. Both places alias one physical place if the
+ * real capacity is a power of two dividing the distance (at most @low_bit);
+ * and the data read is that of the last write to it, so no later write of
+ * its writer's part aliases it. In address order that is the rest of the
+ * part: capacity >= part_end - found_dev. The smallest capacity meeting
+ * both is the likeliest. When none meets both, no wrap explains the copy (a
+ * 4 KiB copy 200 MiB away on a 512 MiB disk is not an 8 MiB device).
+ */
+static uint64_t diag_wrap_capacity(const struct guac_diag_config *cfg, uint64_t found_dev,
+				   uint64_t low_bit)
+{
+	uint64_t part_end, need, cap;
+
+	if (low_bit < cfg->wrap_min)
+		return 0;
+	if (cfg->order)
+		return diag_wrap_permuted(cfg, found_dev, (unsigned int)__builtin_ctzll(
+						  diag_pow2_ceil(cfg->wrap_min)),
+					  (unsigned int)__builtin_ctzll(low_bit));
+	part_end = diag_part_end(cfg, found_dev);
+	need = part_end > found_dev ? part_end - found_dev : 0;
+	cap = diag_pow2_ceil(need > cfg->wrap_min ? need : cfg->wrap_min);
+	return cap <= low_bit ? cap : 0;
+}
+
 /* Record that bad sector @i holds device sector @lba's data; call under @st->lock. */
 static void diag_found(struct diag_search_state *st, size_t i, uint64_t lba)
 {
 	const struct guac_diag_config *cfg = st->cfg;
 	struct guac_diag_result *r = &st->results[i];
-	uint64_t found_dev = lba * cfg->sector, dist, low_bit;
-	uint64_t part_end = diag_part_end(cfg, found_dev);
+	uint64_t found_dev = lba * cfg->sector, dist, low_bit, cap;
 
 	r->found_stream_offset = diag_lba_stream(st, lba);
 	r->found_device_offset = found_dev;
@@ -143,26 +213,11 @@ static void diag_found(struct diag_search_state *st, size_t i, uint64_t lba)
 	dist = r->distance < 0 ? -(uint64_t)r->distance : (uint64_t)r->distance;
 	low_bit = dist & -dist;
 	r->search_complete = true;
-	/*
-	 * Both places alias one physical place if the real capacity is a power
-	 * of two dividing the distance (at most low_bit); and the data read is
-	 * that of the last write to it, so no later write of its writer's part
-	 * aliases it: capacity >= part_end - found_dev. The smallest capacity
-	 * meeting both is the likeliest. When none meets both, no wrap explains
-	 * the copy (a 4 KiB copy 200 MiB away on a 512 MiB disk is not an 8 MiB
-	 * device): it is MISDIRECTED.
-	 */
-	if (low_bit >= cfg->wrap_min) {
-		uint64_t need = part_end > found_dev ? part_end - found_dev : 0;
-		uint64_t cap = diag_pow2_ceil(need > cfg->wrap_min ? need : cfg->wrap_min);
-
-		if (cap <= low_bit) {
-			r->cls = GUAC_DIAG_WRAPPED;
-			r->capacity_max = low_bit;
-			r->capacity = cap;
-		} else {
-			r->cls = GUAC_DIAG_MISDIRECTED;
-		}
+	cap = diag_wrap_capacity(cfg, found_dev, low_bit);
+	if (cap) {
+		r->cls = GUAC_DIAG_WRAPPED;
+		r->capacity_max = low_bit;
+		r->capacity = cap;
 	} else {
 		r->cls = GUAC_DIAG_MISDIRECTED;
 	}

@@ -504,7 +504,7 @@ static void verify_merge_findings(struct verify_run *run, struct verify_job *vj)
 	guac_badlog_merge(&run->unreadable, &vj->unreadable);
 	for (i = 0; i < GUAC_DIAG_CLASS_COUNT; i++)
 		run->classes.cls[i] += vj->classes.cls[i];
-	for (i = 0; i < VERIFY_HISTORY; i++)
+	for (i = 0; i < VERIFY_PAST_ORIGINS; i++)
 		run->classes.stale[i] += vj->classes.stale[i];
 	run->classes.unclassified += vj->classes.unclassified;
 	if (vj->first_errno && !run->first_errno) {

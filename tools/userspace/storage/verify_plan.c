@@ -46,22 +46,45 @@ void verify_diag_setup(struct verify_run *run)
 	guac_diag_config_init(&run->diag_cfg, (enum guac_impl)run->req.impl, run->sector, &pass);
 	run->diag_cfg.stop = &run->stop;	/* Ctrl-C ends the search, never the report */
 	if (run->manifest) {
-		/* The manifest keeps the oldest first; diag wants the newest first. */
-		for (i = 0; i < run->manifest->nhistory && i < VERIFY_HISTORY; i++) {
-			const struct guac_manifest_history *h =
-				&run->manifest->history[run->manifest->nhistory - 1 - i];
+		const struct guac_manifest *m = run->manifest;
+		size_t n = 0;
 
-			run->diag_history[i] = (struct guac_diag_pass){ h->origin, h->stream_offset,
-									h->device_offset, h->length };
+		/*
+		 * A random fill's earlier passes wrote every block too: a write
+		 * of the last pass lost leaves the one before's data (newest
+		 * first, the last VERIFY_PASS_ORIGINS of them).
+		 */
+		if (m->random && !run->random.on) {
+			for (n = 0; n + 1 < m->passes && n < VERIFY_PASS_ORIGINS; n++) {
+				run->diag_history[n] = pass;
+				run->diag_history[n].origin =
+					guac_manifest_pass_origin(m, m->passes - 2 - (unsigned int)n);
+			}
+		}
+		run->diag_npasses = n;
+		/* The manifest keeps the oldest first; diag wants the newest first. */
+		for (i = 0; i < m->nhistory && i < VERIFY_HISTORY; i++) {
+			const struct guac_manifest_history *h = &m->history[m->nhistory - 1 - i];
+
+			run->diag_history[n + i] = (struct guac_diag_pass){
+				h->origin, h->stream_offset, h->device_offset, h->length };
 		}
 		run->diag_cfg.history = run->diag_history;
-		run->diag_cfg.nhistory = i;
+		run->diag_cfg.nhistory = n + i;
 		/* Each range of the manifest is one writer's, written in address order. */
 		for (i = 0; i < run->manifest->nranges; i++)
 			run->diag_parts[i] = (struct guac_diag_part){
 				run->manifest->range[i].device_offset, run->manifest->range[i].length };
 		run->diag_cfg.parts = run->diag_parts;
 		run->diag_cfg.nparts = run->manifest->nranges;
+		/* Its parts are then steps of the last pass, in its order. */
+		if (m->random && !run->random.on) {
+			guac_permutation_init(&run->diag_perm, m->length / m->block_size,
+					      guac_permutation_pass_seed(m->seed, m->passes - 1));
+			run->diag_order = (struct guac_diag_order){ &run->diag_perm,
+								    m->block_size };
+			run->diag_cfg.order = &run->diag_order;
+		}
 	}
 	/* --origins: single origins are checked like the history, with the pass's mapping. */
 	i = run->diag_cfg.nhistory;

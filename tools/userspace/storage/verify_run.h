@@ -29,6 +29,8 @@
 #define VERIFY_DIAG_MAX 1000		/* bad sectors kept for the diagnosis */
 #define VERIFY_HISTORY GUAC_MANIFEST_MAX_HISTORY
 #define VERIFY_NAMED_ORIGINS 64		/* --origins: single origins, and ranges, each */
+#define VERIFY_PASS_ORIGINS 16		/* a random fill's earlier passes, the latest ones */
+#define VERIFY_PAST_ORIGINS (VERIFY_PASS_ORIGINS + VERIFY_HISTORY + VERIFY_NAMED_ORIGINS)
 
 /* A contiguous stretch to check: device bytes and the stream bytes they should hold. */
 struct verify_segment {
@@ -54,7 +56,7 @@ struct verify_sample {
  */
 struct verify_classes {
 	uint64_t cls[GUAC_DIAG_CLASS_COUNT];
-	uint64_t stale[VERIFY_HISTORY + VERIFY_NAMED_ORIGINS];
+	uint64_t stale[VERIFY_PAST_ORIGINS];
 	uint64_t unclassified;
 };
 
@@ -203,8 +205,15 @@ struct verify_run {
 	/* The diagnosis: one config for the local checks and the search. */
 	bool classify;			/* the sector size allows it */
 	struct guac_diag_config diag_cfg;
-	struct guac_diag_pass diag_history[VERIFY_HISTORY + VERIFY_NAMED_ORIGINS];
+	/*
+	 * Past origins, newest first: a random fill's earlier passes (the first
+	 * diag_npasses), the manifest's history, then --origins.
+	 */
+	struct guac_diag_pass diag_history[VERIFY_PAST_ORIGINS];
+	size_t diag_npasses;
 	struct guac_diag_part diag_parts[GUAC_MANIFEST_MAX_RANGES];	/* the writers' */
+	struct guac_permutation diag_perm;	/* a random fill's last pass's order */
+	struct guac_diag_order diag_order;
 	struct verify_classes classes;	/* all jobs' */
 	uint64_t other_searched;	/* OTHER sectors the search was given */
 	uint64_t searched[GUAC_DIAG_CLASS_COUNT];	/* what it made of them */

@@ -11,7 +11,8 @@
 # interrupted), even one whose next block is an hour away, and --resume
 # finishes it at another rate. With --pattern random --passes,
 # --verify-backlog, --sync and --direct. Bad input is refused, exit 2,
-# nothing created. Regular files only. TAP output.
+# nothing created. guac verify --rate throttles a check's reads the same
+# way. Regular files only. TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
@@ -158,7 +159,10 @@ rm -f "$f" "$m"
 "$GUAC" write --origin 7 --bs 1M --length 2M --rate 300 --progress none -m "$m" "$f" \
 	>"$tmp/o" 2>&1 &
 pid=$!
-( sleep 60; kill -KILL $pid 2>/dev/null ) &
+# Its sleep ends with it: a sleep left behind would hold the suite's output open.
+( trap 'kill $nap 2>/dev/null; exit 0' TERM
+  sleep 60 & nap=$!
+  wait $nap && kill -KILL $pid 2>/dev/null ) >/dev/null 2>&1 &
 dog=$!
 sleep 1
 start=$(now)
@@ -179,6 +183,43 @@ rc=$?
 check "--resume --rate 200 of that 1M-block fill: refused (exit 2), at least 292 said" \
 	"[ $rc -eq 2 ] && grep -q 'invalid --rate 200: less than one --bs block (1048576 bytes) an hour.*at least --rate 292' '$tmp/o' &&
 	 grep -q '\"done\": 0' '$m'"
+
+# guac verify --rate: the check's reads under the same schedule.
+rm -f "$f" "$m"
+"$GUAC" write --origin 7 --length 3M --progress none -m "$m" "$f" >/dev/null 2>&1
+start=$(now)
+"$GUAC" verify --jobs 2 --bs 64K --rate 1M --progress none -m "$m" >"$tmp/v" 2>&1
+rc=$?
+check "verify --rate 1M --jobs 2 of 3 MiB: OK, at least 2.5 s" \
+	"[ $rc -eq 0 ] && grep -q '^OK: 3145728 bytes' '$tmp/v' && at_least $start 2.5"
+check "... the mode line says the limit" \
+	"grep -q '^mode: .*, 2 jobs, 65536-byte reads, .*, rate limit 1.0 MB/s (1.00 MiB/s)\$' '$tmp/v'"
+"$GUAC" verify --bs 64K --rate 8M --json --progress none -m "$m" >"$tmp/v" 2>&1
+check "... --json: \"rate_limit\":8388608; without --rate null" \
+	"grep -q '\"rate_limit\":8388608,' '$tmp/v' &&
+	 '$GUAC' verify --json --progress none -m '$m' 2>&1 | grep -q '\"rate_limit\":null,'"
+"$GUAC" verify --jobs 2 --bs 64K --rate 512K --progress none -m "$m" >"$tmp/v" 2>&1 &
+pid=$!
+wait_read $pid 262144
+start=$(now)
+kill -INT $pid
+wait $pid
+rc=$?
+check "verify --rate: Ctrl-C exits 130 within 5 s, INTERRUPTED, the manifest's check interrupted" \
+	"[ $rc -eq 130 ] && within $start 5 && grep -q '^INTERRUPTED: ' '$tmp/v' &&
+	 grep -q '\"verify\": {\"status\": \"interrupted\"' '$m'"
+"$GUAC" verify --resume --rate 16M --progress none -m "$m" >"$tmp/v" 2>&1
+check "... verify --resume at another rate: OK" \
+	"[ \$? -eq 0 ] && grep -q '^OK: 3145728 bytes' '$tmp/v' && grep -q 'rate limit 16.8 MB/s' '$tmp/v'"
+cp "$m" "$tmp/m.before"
+for r in 0 -1 5Q 10; do
+	"$GUAC" verify --rate $r --progress none -m "$m" >"$tmp/v" 2>&1
+	rc=$?
+	check "verify --rate $r: exit 2, said, the manifest untouched" \
+		"[ $rc -eq 2 ] && grep -q 'rate' '$tmp/v' && cmp -s '$m' '$tmp/m.before'"
+done
+check "... --rate 10 with the default --bs 256K: at least 73 said" \
+	"grep -q 'invalid --rate 10: less than one --bs block (262144 bytes) an hour, each read would wait longer; give at least --rate 73' '$tmp/v'"
 
 # Bad input: a message naming --rate, exit 2, neither the target nor the manifest created.
 bad() {

@@ -280,23 +280,6 @@ static const char *write_human(char *buf, size_t size, uint64_t n)
 	return guac_fmt_bytes(buf, size, (double)n);
 }
 
-/*
- * --rate's limit for the reports: in decimal MB/s as the rate achieved is
- * said, and in the binary units of the size given (50M is 50.00 MiB/s).
- */
-static const char *write_rate_limit(char *buf, size_t size, uint64_t rate)
-{
-	char mb[32], binary[32];
-
-	guac_fmt_bytes(binary, sizeof(binary), (double)rate);
-	if (rate < 100000) {
-		snprintf(buf, size, "%s/s", binary);	/* 0.0 MB/s would say nothing */
-		return buf;
-	}
-	snprintf(buf, size, "%s (%s/s)", guac_fmt_rate(mb, sizeof(mb), (double)rate), binary);
-	return buf;
-}
-
 /* What a write did, for its report in text or JSON and its exit status. */
 struct write_outcome {
 	const struct write_args *a;
@@ -431,7 +414,7 @@ static void write_report_text(const struct write_outcome *o)
 	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors", guac_target_mode(o->t),
 	       io->jobs, io->jobs == 1 ? "" : "s", o->sh->block_size, o->t->sector);
 	if (o->a->fill.rate)
-		printf(", rate limit %s", write_rate_limit(limit, sizeof(limit), o->a->fill.rate));
+		printf(", rate limit %s", guac_rate_limit_str(limit, sizeof(limit), o->a->fill.rate));
 	printf("; %.3f s, %s\n", io->seconds, rate);
 	if (o->a->fill.verify_backlog)
 		printf("read back: %" PRIu64 " blocks (%" PRIu64 " bytes), %" PRIu64 " mismatch%s; "
@@ -975,7 +958,7 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 		       sh->passes, sh->passes == 1 ? "" : "es", sh->length / sh->block_size);
 	if (a->dry_run && o->rate)
 		printf("rate:     at most %s over all jobs, %" PRIu64 " bytes a second\n",
-		       write_rate_limit(rate, sizeof(rate), o->rate), o->rate);
+		       guac_rate_limit_str(rate, sizeof(rate), o->rate), o->rate);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }

@@ -108,7 +108,7 @@ static bool write_run(const struct write_args *a, char *run, size_t size)
 }
 
 /* The table's first part: the options that say what is written where, and how. */
-#define WRITE_RANGE_OPTIONS 9
+#define WRITE_RANGE_OPTIONS 10
 static void write_range_options(struct write_args *a, struct guac_option *opts)
 {
 	const struct guac_option range[WRITE_RANGE_OPTIONS] = {
@@ -137,6 +137,12 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 				  guac_opt_jobs),
 		GUAC_OPT_FLAG(0, "sync", &a->fill.sync,
 			      "O_DSYNC: every write is durable when it returns"),
+		GUAC_OPT_U64_GIVEN(0, "rate", &a->fill.rate, "RATE",
+				   "write at most RATE bytes a second over all jobs together (as fio's "
+				   "rate=; 50M is 50 MiB/s), each --bs block waiting its turn; "
+				   "--verify-backlog's reads not counted; at least one --bs block an "
+				   "hour; default: no limit. Not recorded: a resume may give another",
+				   &a->rate_given),
 	};
 
 	memcpy(opts, range, sizeof(range));
@@ -370,7 +376,7 @@ static void write_report_text(const struct write_outcome *o)
 {
 	const struct guac_io *io = o->io;
 	const struct guac_fill_outcome *out = o->out;
-	char human[32], rate[32], soff[32];
+	char human[32], rate[32], soff[32], limit[48];
 	unsigned int i;
 
 	guac_fmt_bytes(human, sizeof(human), (double)out->durable);
@@ -405,9 +411,11 @@ static void write_report_text(const struct write_outcome *o)
 	       guac_spos_str(soff, sizeof(soff), out->stream_start), o->sh->origin);
 	if (o->shard->count > 1)
 		printf(", shard %u/%u", o->shard->index, o->shard->count);
-	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors; %.3f s, %s\n",
-	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", o->sh->block_size,
-	       o->t->sector, io->seconds, rate);
+	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors", guac_target_mode(o->t),
+	       io->jobs, io->jobs == 1 ? "" : "s", o->sh->block_size, o->t->sector);
+	if (o->a->fill.rate)
+		printf(", rate limit %s", guac_rate_limit_str(limit, sizeof(limit), o->a->fill.rate));
+	printf("; %.3f s, %s\n", io->seconds, rate);
 	if (o->a->fill.verify_backlog)
 		printf("read back: %" PRIu64 " blocks (%" PRIu64 " bytes), %" PRIu64 " mismatch%s; "
 		       "%s, %" PRIu64 " blocks behind\n", out->read_back_blocks, out->read_back_bytes,
@@ -534,6 +542,10 @@ static void write_report_json(const struct write_outcome *o)
 	if (out->first_err)
 		printf(",\"error_byte\":%" PRIu64 ",\"error_sector\":%" PRIu64, out->first_err_pos,
 		       out->first_err_pos / o->t->sector);
+	if (o->a->fill.rate)
+		printf(",\"rate_limit\":%" PRIu64, o->a->fill.rate);
+	else
+		printf(",\"rate_limit\":null");
 	if (o->a->fill.verify_backlog)
 		printf(",\"verify_backlog\":%" PRIu64 ",\"read_back_blocks\":%" PRIu64
 		       ",\"read_back_bytes\":%" PRIu64 ",\"mismatches\":%" PRIu64,
@@ -597,6 +609,17 @@ static bool write_parse_backlog(struct write_args *a)
 	return true;
 }
 
+/* --rate: a limit, not zero (the bound by --bs waits for the plan's block size). */
+static bool write_parse_rate(const struct write_args *a)
+{
+	if (a->rate_given && !a->fill.rate) {
+		guac_err("invalid --rate 0: expected bytes a second over all jobs, at least one "
+			 "--bs block an hour (leave --rate out for no limit)");
+		return false;
+	}
+	return true;
+}
+
 /* The fill's values the options fixed: the others default, or a resume takes them. */
 static unsigned int write_fixed(const struct write_args *a)
 {
@@ -626,7 +649,7 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!write_parse_pattern(a) || !write_parse_backlog(a))
+	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_rate(a))
 		return GUAC_EXIT_ERROR;
 	if (!write_host(a, a->host, sizeof(a->host)) || !write_run(a, a->run, sizeof(a->run)) ||
 	    !write_checkpoint_seconds(&a->fill.checkpoint_seconds))
@@ -892,18 +915,37 @@ static void write_say(const struct guac_fill *f, enum guac_fill_reason reason)
 		write_say_origin(f);
 }
 
+/*
+ * --rate against the plan's block size (a resume's may be the recorded one):
+ * a block must get its turn within the hour. False after a message.
+ */
+static bool write_rate_fits(const struct guac_fill_options *o, const struct guac_fill_shape *sh)
+{
+	uint64_t least = sh->block_size / 3600 + (sh->block_size % 3600 != 0);
+
+	if (!o->rate || o->rate >= least)
+		return true;
+	guac_err("invalid --rate %" PRIu64 ": less than one --bs block (%" PRIu64 " bytes) an hour, "
+		 "each write would wait longer; give at least --rate %" PRIu64 ", or a smaller "
+		 "--bs; nothing written", o->rate, sh->block_size, least);
+	return false;
+}
+
 int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 {
 	const struct guac_fill_options *o = &a->fill;
 	enum guac_fill_reason reason = guac_fill_plan(f, o);
 	const struct guac_target *t = &f->t;
 	const struct guac_fill_shape *sh = &f->shape;
+	char rate[48];
 	bool clear;
 
 	if (reason) {
 		write_say(f, reason);
 		return GUAC_EXIT_ERROR;
 	}
+	if (!write_rate_fits(o, sh))
+		return GUAC_EXIT_ERROR;
 	if (a->dry_run)
 		write_target_plan(&(struct write_plan){ o->target, o->manifest,
 			t->kind == GUAC_TARGET_BLOCK, t->size, t->sector, t->serial, t->wwid,
@@ -914,6 +956,9 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 		printf("pattern:  random, seed %" PRIu64 "%s, %u pass%s of %" PRIu64 " blocks\n",
 		       sh->seed, f->fixed & GUAC_FILL_FIXED_SEED ? "" : " (drawn for this plan)",
 		       sh->passes, sh->passes == 1 ? "" : "es", sh->length / sh->block_size);
+	if (a->dry_run && o->rate)
+		printf("rate:     at most %s over all jobs, %" PRIu64 " bytes a second\n",
+		       guac_rate_limit_str(rate, sizeof(rate), o->rate), o->rate);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }

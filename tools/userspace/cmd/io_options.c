@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* The options guac write and guac verify share (io_options.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "io_engine.h"
@@ -109,4 +110,17 @@ void guac_target_say_refusal(const struct guac_target *t)
 			 t->path);
 		break;
 	}
+}
+
+const char *guac_rate_limit_str(char *buf, size_t size, uint64_t rate)
+{
+	char mb[32], binary[32];
+
+	guac_fmt_bytes(binary, sizeof(binary), (double)rate);
+	if (rate < 100000) {
+		snprintf(buf, size, "%s/s", binary);	/* "0.0 MB/s" would say nothing */
+		return buf;
+	}
+	snprintf(buf, size, "%s (%s/s)", guac_fmt_rate(mb, sizeof(mb), (double)rate), binary);
+	return buf;
 }

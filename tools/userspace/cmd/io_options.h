@@ -8,6 +8,8 @@
 #define GUAC_IO_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "parse_options.h"
 #include "target.h"
 
@@ -21,6 +23,13 @@ bool guac_opt_jobs(const struct guac_option *opt, const char *arg);
 bool guac_opt_progress(const struct guac_option *opt, const char *arg);
 /* --progress-interval: a double, seconds. */
 bool guac_opt_progress_interval(const struct guac_option *opt, const char *arg);
+
+/*
+ * --rate's limit, for the reports: in decimal MB/s as a rate achieved is
+ * said, and in the binary units of the size given (50M: "52.4 MB/s (50.00
+ * MiB/s)"); under 100 kB/s in bytes ("300 B/s"). @buf: 48 bytes are enough.
+ */
+const char *guac_rate_limit_str(char *buf, size_t size, uint64_t rate);
 
 /* Why guac_target_open() refused @t, in the options' words (none when it said so itself). */
 void guac_target_say_refusal(const struct guac_target *t);

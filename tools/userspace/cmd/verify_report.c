@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "diag.h"
+#include "io_options.h"
 #include "libguac.h"
 #include "target.h"
 #include "util.h"
@@ -308,12 +309,17 @@ static void verify_json_head(const struct verify_run *run)
 	       ",\"device_offset\":%" PRIu64 ",\"sector\":%u,\"sector_source\":\"%s\""
 	       ",\"logical_sector\":%u,\"impl\":\"%s\",\"jobs\":%" PRIu64
 	       ",\"block_size\":%" PRIu64 ",\"bytes_described\":%" PRIu64
-	       ",\"bytes_compared\":%" PRIu64 ",\"shard\":",
+	       ",\"bytes_compared\":%" PRIu64,
 	       verify_result(run), guac_target_mode(&run->target),
 	       guac_spos_str(soff, sizeof(soff), run->first_stream), run->origin,
 	       run->first_dev, run->sector, run->sector_source, run->target.sector,
 	       guac_impl_names[run->req.impl], run->jobs, run->bs,
 	       run->planned, verify_covered(run));
+	if (run->req.rate)
+		printf(",\"rate_limit\":%" PRIu64, run->req.rate);
+	else
+		printf(",\"rate_limit\":null");
+	printf(",\"shard\":");
 	if (run->req.shard.count > 1) {
 		printf("{\"index\":%u,\"count\":%u,\"from\":", run->req.shard.index,
 		       run->req.shard.count);
@@ -564,7 +570,7 @@ static void verify_text_stops(const struct verify_run *run, const char *human)
 void verify_report_text(const struct verify_run *run)
 {
 	const struct guac_badlog *log = &run->mismatch;
-	char human[32], scope[160], why[96];
+	char human[32], scope[160], why[96], limit[48];
 
 	guac_fmt_bytes(human, sizeof(human), (double)run->checked);
 	verify_scope(run, scope, sizeof(scope));
@@ -626,8 +632,11 @@ void verify_report_text(const struct verify_run *run)
 		       "complete: guac write --resume completes it\n",
 		       run->random.pass + 1, run->random.passes, run->random.origin_new,
 		       run->random.origin_old);
-	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors (%s)\n",
+	printf("mode: %s I/O%s, %" PRIu64 " job%s, %" PRIu64 "-byte reads, %u-byte sectors (%s)",
 	       guac_target_mode(&run->target), run->target.direct ? " (O_DIRECT)" : "",
 	       run->jobs, run->jobs == 1 ? "" : "s", run->bs, run->sector,
 	       verify_sector_why(run, why, sizeof(why)));
+	if (run->req.rate)
+		printf(", rate limit %s", guac_rate_limit_str(limit, sizeof(limit), run->req.rate));
+	printf("\n");
 }

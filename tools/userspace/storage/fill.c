@@ -658,6 +658,7 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	io->hooks.place = f->shape.random ? fill_place : NULL;
 	io->backlog = o->verify_backlog;
 	io->backlog_continue = o->backlog_continue;
+	io->rate = o->rate;
 	io->checkpoint_seconds = o->checkpoint_seconds;
 	f->progress = (struct guac_progress){ .mode = o->progress,
 					      .interval = o->progress_interval,

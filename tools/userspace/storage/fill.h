@@ -89,6 +89,12 @@ struct guac_fill_options {
 	 */
 	uint64_t verify_backlog;
 	bool backlog_continue;
+	/*
+	 * The fill's bytes a second over all jobs, 0 for no limit: the engine's
+	 * (io_engine.h). Not part of the fill's identity: a resume may take
+	 * another, and the manifest does not record it.
+	 */
+	uint64_t rate;
 	/* Told each enum guac_fill_note as it happens (NULL: nothing told). */
 	void (*note)(const struct guac_fill *f, enum guac_fill_note note, void *arg);
 	void *note_arg;

@@ -21,6 +21,7 @@
 
 #define GUAC_IO_PROGRESS_NS 500000000L	/* between progress lines */
 #define GUAC_IO_WAKE_NS 10000000L	/* between wake-ups of a reader held in read() */
+#define GUAC_IO_THROTTLE_SLICE_NS 50000000L	/* a job waiting for its rate looks at the stop flag */
 #define GUAC_IO_WAKE_SIGNAL SIGUSR2
 
 /*
@@ -244,15 +245,73 @@ struct guac_io_slot {
 	int err;
 };
 
-/* Generate the block (write) or read it (verify): no hook but produce runs here. */
+static int64_t guac_io_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The rate limit (guac_io.rate): the jobs share one schedule. A block of
+ * @len bytes takes the next slot, @len / rate seconds long, from the end of
+ * the slot taken before it or from now, whichever is later (time a slow disk
+ * lost is not made up by a burst), and its system call waits for the slot's
+ * end. So by any time the jobs have sent at most rate x the time since the
+ * schedule began (the rate a report says is never above the limit), and in
+ * any window at most rate x window and one block more. The wait is on the
+ * monotonic clock, as guac_io_sleep's, in slices that each look at the stop
+ * flag: a Ctrl-C ends a throttled job at once, however long its slot is.
+ * False when a stop came: nothing done.
+ */
+static bool guac_io_throttle(struct guac_io *io, size_t len)
+{
+	int64_t cost, now, start, next, until, wake;
+	struct timespec ts;
+
+	if (!io->rate)
+		return true;
+	/* @len is at most GUAC_IO_MAX_BS: no overflow. */
+	cost = (int64_t)((uint64_t)len * 1000000000u / io->rate);
+	now = guac_io_monotonic_ns();
+	next = atomic_load(&io->rate_next_ns);
+	do
+		start = next > now ? next : now;
+	while (!atomic_compare_exchange_weak(&io->rate_next_ns, &next, start + cost));
+	until = start + cost;
+	while (now < until) {
+		if (io->stop && atomic_load(io->stop))
+			return false;
+		wake = until - now > GUAC_IO_THROTTLE_SLICE_NS ? now + GUAC_IO_THROTTLE_SLICE_NS :
+								    until;
+		ts.tv_sec = (time_t)(wake / 1000000000);
+		ts.tv_nsec = (long)(wake % 1000000000);
+		/* EINTR (a signal on this thread) only ends the slice early. */
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		now = guac_io_monotonic_ns();
+	}
+	return true;
+}
+
+/*
+ * Generate the block (write) or read it (verify): no hook but produce runs
+ * here. A read waits for its turn under the rate limit; a stop during the
+ * wait ends it as a stopped read of nothing.
+ */
 static void guac_io_fill(struct guac_io_job *job, struct guac_io_slot *s)
 {
 	struct guac_io *io = job->io;
 
-	if (io->write)
+	if (io->write) {
 		io->hooks.produce(job, s->buf, s->pos, s->len);
-	else
+	} else if (!guac_io_throttle(io, s->len)) {
+		s->err = GUAC_IO_STOPPED;
+		s->data = s->buf;
+		s->got = 0;
+	} else {
 		s->err = guac_io_read_at(io, s->buf, s->pos, s->len, &s->data, &s->got);
+	}
 }
 
 /*
@@ -460,6 +519,9 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 	if (io->write) {
 		uint64_t at = io->hooks.place ? io->hooks.place(job, pos) : pos;
 
+		/* A stop while waiting for the rate: the block is not written, as after the loop's check. */
+		if (!guac_io_throttle(io, n))
+			return false;
 		err = guac_io_pwrite_all(io, s->buf, n, io->base + at, &got);
 		if (err) {
 			job->error = err;

@@ -185,6 +185,14 @@ struct guac_io {
 	bool backlog_direct;		/* with O_DIRECT */
 	atomic_bool *stop;		/* set (e.g. by SIGINT) to end after the current block */
 	/*
+	 * Bytes a second over all jobs, 0 for no limit (guac write --rate, as
+	 * fio's rate): each block's system call waits for its turn (see
+	 * guac_io_throttle in io_engine.c). Writes count their pwrites, reads
+	 * their block reads; a write's read-backs (@backlog) are not counted.
+	 */
+	uint64_t rate;
+	_Atomic int64_t rate_next_ns;	/* the engine's: CLOCK_MONOTONIC when the next block may go */
+	/*
 	 * Optional: called on guac_io_run's own thread about every
 	 * @checkpoint_seconds while the jobs run (a write records its durable
 	 * bytes, so that a writer killed without a word, SIGKILL or a node lost,

@@ -610,6 +610,7 @@ static void verify_io_setup(struct guac_io *io, struct verify_run *run,
 	io->progress_before = run->progress_done + seg->resume;
 	io->progress_total = run->planned;
 	io->stop = &run->stop;
+	io->rate = run->req.rate;
 }
 
 /* A job's findings start empty; false (run->reason set) when its buffers are not to be had. */

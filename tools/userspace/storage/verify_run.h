@@ -93,6 +93,7 @@ struct verify_request {
 	uint64_t bs;			/* bytes per read; 0: the default */
 	bool bs_exact;			/* the caller's: refused, never rounded, if it misfits */
 	uint64_t jobs, max_errors;	/* max_errors 0: never stop */
+	uint64_t rate;			/* bytes read a second over all jobs; 0: no limit */
 	bool resume;			/* continue the check the manifest records */
 	struct guac_shard shard;
 	enum guac_direct direct;

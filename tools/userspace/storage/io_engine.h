@@ -185,6 +185,15 @@ struct guac_io {
 	bool backlog_direct;		/* with O_DIRECT */
 	atomic_bool *stop;		/* set (e.g. by SIGINT) to end after the current block */
 	/*
+	 * Writes: 0 or 1, each job writes one block at a time with pwrite (and
+	 * generates the next meanwhile, above); more, each job keeps up to
+	 * @iodepth writes in flight through an io_uring of its own (io_uring.c),
+	 * one buffer each. Not with a backlog. A job whose ring cannot be set up
+	 * writes with pwrite, and @uring_error says why (the first such job's errno).
+	 */
+	unsigned int iodepth;
+	_Atomic int uring_error;
+	/*
 	 * Optional: called on guac_io_run's own thread about every
 	 * @checkpoint_seconds while the jobs run (a write records its durable
 	 * bytes, so that a writer killed without a word, SIGKILL or a node lost,
@@ -218,6 +227,22 @@ void guac_io_split(struct guac_io *io, unsigned int sector);
  * interrupted at once. Returns 0 or the errno of a thread that could not start.
  */
 int guac_io_run(struct guac_io *io);
+
+/*
+ * Whether io_uring can write with @depth in flight here: 0, or the errno
+ * that says why not (ENOSYS: no io_uring; EPERM: disabled by
+ * /proc/sys/kernel/io_uring_disabled or a seccomp filter; EOPNOTSUPP: a
+ * kernel before 5.6, without IORING_OP_WRITE). io_uring.c.
+ */
+int guac_io_uring_probe(unsigned int depth);
+
+/*
+ * A write job's part through its own ring of io->iodepth (io_uring.c): 0
+ * when it ran (job->done, error and error_pos as the pwrite path sets
+ * them), else the errno that kept its ring or buffers from being set up,
+ * with nothing written.
+ */
+int guac_io_uring_write(struct guac_io_job *job);
 
 /* Bytes done over all jobs. */
 uint64_t guac_io_done(const struct guac_io *io);

@@ -15,6 +15,13 @@
  *   URING_SLOW_NS=N     every submit first sleeps N nanoseconds
  *   URING_LOG=FILE      each write's "OFF LEN" appended to FILE
  *
+ * and on io_uring_queue_init, for the fallback to pwrite:
+ *
+ *   URING_INIT_ERRNO=E  the ring cannot be set up: -E (38 ENOSYS, 1 EPERM:
+ *                       what a kernel without io_uring, a seccomp filter or
+ *                       io_uring_disabled give), after URING_INIT_OK=N calls
+ *                       that succeed (default 0)
+ *
  * Built with cc -shared -fPIC ... -ldl against liburing-dev's header.
  */
 #define _GNU_SOURCE
@@ -70,4 +77,17 @@ int io_uring_submit(struct io_uring *ring)
 		nanosleep(&d, NULL);
 	}
 	return real(ring);
+}
+
+int io_uring_queue_init(unsigned int entries, struct io_uring *ring, unsigned int flags)
+{
+	int (*real)(unsigned int, struct io_uring *, unsigned int) =
+		(int (*)(unsigned int, struct io_uring *, unsigned int))dlsym(RTLD_NEXT,
+									      "io_uring_queue_init");
+	static int calls;
+	long long err = env_ll("URING_INIT_ERRNO"), ok = env_ll("URING_INIT_OK");
+
+	if (err > 0 && __atomic_fetch_add(&calls, 1, __ATOMIC_SEQ_CST) >= (ok > 0 ? ok : 0))
+		return -(int)err;
+	return real(entries, ring, flags);
 }

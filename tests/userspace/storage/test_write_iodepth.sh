@@ -131,6 +131,31 @@ check "... the report says pwrite, queue depth 1" "grep -q ', 3 jobs, pwrite, qu
 "$GUAC" verify -m "$m" >"$tmp/v" 2>&1
 check "... verify -m OK" "grep -q '^OK: ' '$tmp/v'"
 
+# io_uring refused where the ring is set up (the shim's io_uring_queue_init).
+URING_INIT_ERRNO=38 shim --iodepth 8 --jobs 2
+rc=$?
+check "no io_uring (ENOSYS): exit 0, guac gen's bytes, written with pwrite" \
+	"[ $rc -eq 0 ] && cmp -s '$tmp/ref' '$f' && [ ! -s '$log' ] &&
+	 grep -q ', 2 jobs, pwrite, queue depth 1,' '$tmp/o'"
+check "... said once: io_uring unavailable (Function not implemented): 2 threads" \
+	"[ \$(grep -c 'io_uring' '$tmp/e') -eq 1 ] &&
+	 grep -q 'io_uring unavailable (Function not implemented): writing with 2 threads, queue depth 1 each' '$tmp/e'"
+URING_INIT_ERRNO=1 shim --iodepth 8 --json
+rc=$?
+check "io_uring refused (EPERM, as seccomp or io_uring_disabled): --json says pwrite and why" \
+	"[ $rc -eq 0 ] && cmp -s '$tmp/ref' '$f' &&
+	 grep -q '\"engine\":\"pwrite\",\"iodepth\":1,\"io_uring_unavailable\":\"Operation not permitted\"' '$tmp/o'"
+# The check before the fill passes, then a job's own ring fails: that job writes with pwrite.
+URING_INIT_ERRNO=12 URING_INIT_OK=2 shim --iodepth 8 --jobs 3
+rc=$?
+check "a job whose ring cannot be set up (ENOMEM) writes with pwrite: exit 0, gen's bytes, said" \
+	"[ $rc -eq 0 ] && cmp -s '$tmp/ref' '$f' &&
+	 grep -q 'io_uring could not be set up for a job (Cannot allocate memory): it wrote with pwrite' '$tmp/e'"
+check "... the others wrote through io_uring (the shim saw fewer than the 64 writes)" \
+	"[ -s '$log' ] && [ \$(wc -l <'$log') -lt 64 ]"
+"$GUAC" verify -m "$m" >"$tmp/v" 2>&1
+check "... verify -m OK" "grep -q '^OK: ' '$tmp/v'"
+
 # A short write (half of the block at 655360): its rest is written again.
 URING_SHORT_AT=655360 shim --iodepth 8
 rc=$?
@@ -216,5 +241,29 @@ check "... verify -m: what it recorded all matches" \
 rc=$?
 "$GUAC" gen --origin 5 --length $big >"$tmp/ref"
 check "... --resume completes it to guac gen's bytes" "[ $rc -eq 0 ] && cmp -s '$tmp/ref' '$f'"
+
+# SIGKILL after a checkpoint: the manifest (running) holds a prefix that was written.
+rm -f "$f" "$m" "$log"
+GUAC_CHECKPOINT_SECONDS=0.2 URING_SLOW_NS=20000000 URING_LOG=$log LD_PRELOAD="$tmp/uf.so" \
+	"$GUAC" write --origin 5 --bs $bs --length $big --iodepth 8 --progress none -m "$m" "$f" \
+	>"$tmp/o" 2>&1 &
+pid=$!
+n=0
+# The manifest appears before the first write, its first checkpoint later.
+while [ $n -lt 1000 ] && d=$(done_of 0 2>/dev/null) && [ "${d:-0}" -lt $((4 * bs)) ]; do
+	sleep 0.01
+	n=$((n + 1))
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+d=$(done_of 0)
+check "SIGKILL after a checkpoint: the manifest says running, $d bytes done" \
+	"grep -q '\"status\": \"running\"' '$m' && [ $d -gt 0 ] && [ $d -lt $big ]"
+"$GUAC" verify -m "$m" >"$tmp/v" 2>&1
+check "... verify -m: what it recorded all matches" "! grep -q MISMATCH '$tmp/v' && grep -q 'match' '$tmp/v'"
+"$GUAC" write --resume -m "$m" --iodepth 4 --progress none "$f" >"$tmp/o" 2>&1
+rc=$?
+check "... --resume (another depth) completes it to guac gen's bytes" \
+	"[ $rc -eq 0 ] && cmp -s '$tmp/ref' '$f'"
 
 tap_end

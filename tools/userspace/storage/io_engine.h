@@ -14,6 +14,10 @@
  * position order, one block after another, so the hooks see what they would
  * see with one thread. Two buffers a job.
  *
+ * A write with a queue depth (guac_io.iodepth > 1) runs each job on one
+ * thread instead, with up to iodepth writes in flight through an io_uring of
+ * its own, one buffer each (io_uring.c).
+ *
  * A check that gives a check hook (verify) runs each job as twins instead:
  * two threads that each read and check whole blocks of their own, at once,
  * and end them in position order, so the hooks still see one block after

@@ -46,6 +46,7 @@ struct guac_uring_job {
 	bool halt;			/* a failure or a stop: submit nothing new */
 	bool ended;			/* done is final (a failure was recorded) */
 	int broken;			/* a submit failed: its errno; nothing more is queued */
+	int lost;			/* waiting for completions failed: its errno */
 };
 
 int guac_io_uring_probe(unsigned int depth)
@@ -184,6 +185,8 @@ static void guac_uring_reap(struct guac_uring_job *u, bool wait)
 				u->halt = true;
 			continue;
 		}
+		if (err && err != -EAGAIN && wait)
+			u->lost = -err;	/* cannot be (the CQ holds twice the depth): give up */
 		if (err)
 			return;	/* -EAGAIN: nothing more without waiting */
 		guac_uring_complete(u, &u->slot[io_uring_cqe_get_data64(cqe)], cqe->res);
@@ -211,8 +214,15 @@ static void guac_uring_loop(struct guac_uring_job *u)
 		/* Wait only when nothing can be produced meanwhile. */
 		guac_uring_reap(u, !more);
 		guac_uring_retire(u);
+		if (u->lost)
+			break;
 	}
 	guac_uring_retire(u);
+	if (u->lost && !u->ended) {
+		/* The job's error, where its done stops: writes in flight there are not counted. */
+		job->error = u->lost;
+		job->error_pos = u->count ? u->slot[u->head].at : u->next;
+	}
 }
 
 int guac_io_uring_write(struct guac_io_job *job)

@@ -392,11 +392,11 @@ static const char *write_uring_why(int err)
 static const char *write_buffer_blocks(char *buf, size_t size, const struct guac_fill_options *o)
 {
 	if (o->iodepth > 2)
-		snprintf(buf, size, "%u, one a write in flight (--iodepth)",
-			 (o->iodepth + 1) / 2 * 2 * (o->verify_backlog ? 2 : 1));
+		snprintf(buf, size, "%u blocks a job, one a write in flight (--iodepth %u)",
+			 (o->iodepth + 1) / 2 * 2, o->iodepth);
 	else
-		snprintf(buf, size, "%s", o->verify_backlog ? "four, with --verify-backlog's two" :
-			 "two");
+		snprintf(buf, size, "%s blocks a job",
+			 o->verify_backlog ? "four, with --verify-backlog's two" : "two");
 	return buf;
 }
 
@@ -770,15 +770,16 @@ static void write_say_space(const struct guac_fill *f, enum guac_fill_reason rea
 {
 	const struct guac_fill_refusal *r = &f->refusal;
 	const char *target = f->o->target;
-	char h1[32], h2[32], blocks[64];
+	char h1[32], h2[32], blocks[96];
 
 	if (reason == GUAC_FILL_BUFFERS_EXCEED_MEMORY)
 		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
-			 " bytes (%s) of buffers (%s blocks a job), more than this machine's "
-			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", r->jobs,
+			 " bytes (%s) of buffers (%s), more than this machine's memory, %" PRIu64
+			 " bytes (%s); use fewer jobs or a smaller --bs%s", r->jobs,
 			 f->shape.block_size, r->need, write_human(h1, sizeof(h1), r->need),
 			 write_buffer_blocks(blocks, sizeof(blocks), f->o), r->avail,
-			 write_human(h2, sizeof(h2), r->avail));
+			 write_human(h2, sizeof(h2), r->avail),
+			 f->o->iodepth > 2 ? " or --iodepth" : "");
 	else if (reason == GUAC_FILL_PAST_LARGEST_OFFSET)
 		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s', past "
 			 "2^63-1 = %" PRId64 ", the largest file offset Linux has; nothing written",

@@ -112,6 +112,21 @@ rc=$?
 check "GUAC_IO_URING=maybe: refused (exit 2), nothing written" \
 	"[ $rc -eq 2 ] && grep -q \"invalid GUAC_IO_URING 'maybe'\" '$tmp/o' && [ ! -e '$f' ]"
 
+# A file size limit (ulimit -f: a short write, then EFBIG) ends a fill through io_uring
+# as it ends one through pwrite: the same FAILED line, the same durable bytes.
+for depth in 1 8; do
+	rm -f "$f" "$m"
+	(ulimit -f 2000 && "$GUAC" write --origin 5 --bs $bs --length $len --iodepth $depth \
+		--progress none -m "$m" "$f") >"$tmp/o$depth" 2>&1
+	echo $? >"$tmp/rc$depth"
+	sed -n 's/.*"done": \([0-9]*\),.*/\1/p' "$m" >"$tmp/done$depth"
+done
+check "ulimit -f: --iodepth 8 fails as --iodepth 1 does (exit 3, the same FAILED line and done)" \
+	"[ \$(cat '$tmp/rc1') -eq 3 ] && [ \$(cat '$tmp/rc8') -eq 3 ] &&
+	 grep -q '^FAILED: File too large at device byte ' '$tmp/o8' &&
+	 [ \"\$(grep ^FAILED '$tmp/o1')\" = \"\$(grep ^FAILED '$tmp/o8')\" ] &&
+	 [ -s '$tmp/done8' ] && cmp -s '$tmp/done1' '$tmp/done8'"
+
 if ! $CC -shared -fPIC -o "$tmp/uf.so" "$shims/uring_fault.c" -ldl 2>"$tmp/cc.err"; then
 	not_ok "cannot build the uring_fault shim with $CC (liburing-dev?)" "$tmp/cc.err"
 	tap_end

@@ -12,7 +12,7 @@ packages="
 	build-essential bc bison flex kmod cpio rsync xz-utils zstd xxd python3
 	libelf-dev libssl-dev libblkid-dev dwarves
 	clang lld llvm sparse libclang-rt-14-dev
-	libcmocka-dev strace
+	libcmocka-dev strace liburing-dev
 	qemu-system-x86 busybox-static coreutils
 	dieharder rng-tools5 gnuplot-nox dmsetup fio
 	linux-source-6.12

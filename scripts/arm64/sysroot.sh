@@ -11,7 +11,8 @@
 #
 # guac links libcrypto (manifest.c's SHA-256, doctor's PKCS#7 and X.509
 # parsing, bench's EVP yardsticks) and libblkid (guac write's probe of its
-# target, storage/target_probe.c), statically in build/arm64/ for the VM
+# target, storage/target_probe.c) and liburing (guac write --iodepth,
+# storage/io_uring.c), statically in build/arm64/ for the VM
 # guest: libssl-dev has libcrypto.a, libblkid-dev libblkid.a. The arm64 cmocka suite links libcmocka
 # (only a shared library in Debian), run under qemu-aarch64 with the sysroot
 # on its library path.
@@ -25,7 +26,7 @@ GUAC_ARCH=arm64
 . "$GUAC_TOP/scripts/vm/lib.sh"
 
 dest=${1:-$GUAC_VM_CACHE/arm64-sysroot}
-pkgs="libssl-dev libssl3 libblkid-dev libblkid1 libcmocka-dev libcmocka0"
+pkgs="libssl-dev libssl3 libblkid-dev libblkid1 libcmocka-dev libcmocka0 liburing-dev liburing2"
 release=bookworm
 
 complete() {
@@ -50,7 +51,7 @@ mkdir -p "$dest.new"
 for deb in "$debs"/*_arm64.deb; do
 	dpkg-deb -x "$deb" "$dest.new"
 done
-for a in libcrypto.a libblkid.a; do
+for a in libcrypto.a libblkid.a liburing.a; do
 	[ -f "$dest.new/usr/lib/aarch64-linux-gnu/$a" ] || guac_die "no $a for arm64 in $debs"
 done
 (cd "$debs" && ls ./*.deb) >"$dest.new/.done"

@@ -14,7 +14,8 @@
 # -Pcross,nocheck --build=any: the binary packages, no source package) in
 # the bookworm chroot of scripts/vm/chroot.sh, where arm64 is a foreign
 # architecture (dpkg --add-architecture) with crossbuild-essential-arm64 and
-# the build dependencies for arm64 (libssl-dev:arm64, libblkid-dev:arm64): the host gets neither
+# the build dependencies for arm64 (libssl-dev:arm64, libblkid-dev:arm64,
+# liburing-dev:arm64): the host gets neither
 # the architecture nor the packages. nocheck: the build machine cannot run
 # the arm64 guac (make check-guest-arm64 runs it, in an arm64 guest).
 set -eu
@@ -57,7 +58,7 @@ else
 	"$chroot" run bookworm -- dpkg --add-architecture "$arch"
 	# The cross toolchain, and debian/control's Build-Depends for arm64.
 	"$chroot" ensure bookworm build-essential crossbuild-essential-"$arch" dpkg-dev debhelper \
-		dh-dkms libssl-dev:"$arch" libblkid-dev:"$arch" >&2
+		dh-dkms libssl-dev:"$arch" libblkid-dev:"$arch" liburing-dev:"$arch" >&2
 	log "dpkg-buildpackage -a$arch -Pcross,nocheck in $src (bookworm chroot)"
 	# shellcheck disable=SC2016
 	"$chroot" run bookworm --bind "$work" -- sh -c '

@@ -53,8 +53,9 @@ size=${GUEST_IMAGE_SIZE:-8G}
 # The Debian packages of the guest, besides what debootstrap's minbase has.
 # dwarves (pahole): what the 6.12 kernel's linux-kbuild depends on, which
 # the offline guest could not fetch when check-guest-upgrade installs it.
+# liburing2: guacrng-tools depends on it (guac write --iodepth links liburing).
 packages="systemd-sysv udev dbus kmod procps e2fsprogs dkms build-essential gcc-12 make
-	rng-tools5 openssl xz-utils zstd initramfs-tools dwarves"
+	rng-tools5 openssl xz-utils zstd initramfs-tools dwarves liburing2"
 
 command -v debootstrap >/dev/null || guac_die "no debootstrap (run scripts/install-deps.sh)"
 command -v mke2fs >/dev/null || guac_die "no mke2fs (e2fsprogs; run scripts/install-deps.sh)"

@@ -26,6 +26,7 @@
 
 #define WRITE_EXIT_INTERRUPTED 130	/* 128 + SIGINT, as shells report it */
 #define WRITE_MAX_PASSES 1000		/* each pass writes the whole fill */
+#define WRITE_MAX_IODEPTH 256		/* writes in flight a job, each with its own buffer */
 
 static const struct guac_usage write_usage = {
 	.synopsis = "Usage: guac write [OPTIONS] TARGET\n",
@@ -108,7 +109,7 @@ static bool write_run(const struct write_args *a, char *run, size_t size)
 }
 
 /* The table's first part: the options that say what is written where, and how. */
-#define WRITE_RANGE_OPTIONS 10
+#define WRITE_RANGE_OPTIONS 11
 static void write_range_options(struct write_args *a, struct guac_option *opts)
 {
 	const struct guac_option range[WRITE_RANGE_OPTIONS] = {
@@ -143,6 +144,11 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 				   "--verify-backlog's reads not counted; at least one --bs block an "
 				   "hour; default: no limit. Not recorded: a resume may give another",
 				   &a->rate_given),
+		GUAC_OPT_U64(0, "iodepth", &a->iodepth, "N",
+			     "writes in flight a job, 1 to 256: 1 (default) one pwrite at a time, "
+			     "the next block generated meanwhile; more through io_uring, each with "
+			     "its own --bs buffer (where io_uring is unavailable or disabled, or "
+			     "GUAC_IO_URING=off: pwrite, said on stderr); not with --verify-backlog"),
 	};
 
 	memcpy(opts, range, sizeof(range));
@@ -371,6 +377,35 @@ static void write_report_mismatch(const struct write_outcome *o)
 		printf("; the fill stopped there (--verify-backlog-on-error stop)\n");
 }
 
+/* How the jobs wrote: through io_uring with a queue depth, or one pwrite at a time. */
+static const char *write_engine_name(const struct guac_io *io)
+{
+	return io->iodepth > 1 ? "io_uring" : "pwrite";
+}
+
+static unsigned int write_depth(const struct guac_io *io)
+{
+	return io->iodepth > 1 ? io->iodepth : 1;
+}
+
+/* Why io_uring did not write: GUAC_IO_URING=off (-1), or the errno of its setup. */
+static const char *write_uring_why(int err)
+{
+	return err == -1 ? "GUAC_IO_URING=off" : strerror(err);
+}
+
+/* The buffers a job holds, for the refusal of too many. */
+static const char *write_buffer_blocks(char *buf, size_t size, const struct guac_fill_options *o)
+{
+	if (o->iodepth > 2)
+		snprintf(buf, size, "%u blocks a job, one a write in flight (--iodepth %u)",
+			 (o->iodepth + 1) / 2 * 2, o->iodepth);
+	else
+		snprintf(buf, size, "%s blocks a job",
+			 o->verify_backlog ? "four, with --verify-backlog's two" : "two");
+	return buf;
+}
+
 /* The FAILED lines, and the OK, INTERRUPTED or DURABLE line with the fill's numbers. */
 static void write_report_text(const struct write_outcome *o)
 {
@@ -411,8 +446,9 @@ static void write_report_text(const struct write_outcome *o)
 	       guac_spos_str(soff, sizeof(soff), out->stream_start), o->sh->origin);
 	if (o->shard->count > 1)
 		printf(", shard %u/%u", o->shard->index, o->shard->count);
-	printf("; %s I/O, %u job%s, bs %" PRIu64 ", %u-byte sectors", guac_target_mode(o->t),
-	       io->jobs, io->jobs == 1 ? "" : "s", o->sh->block_size, o->t->sector);
+	printf("; %s I/O, %u job%s, %s, queue depth %u, bs %" PRIu64 ", %u-byte sectors",
+	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", write_engine_name(io),
+	       write_depth(io), o->sh->block_size, o->t->sector);
 	if (o->a->fill.rate)
 		printf(", rate limit %s", guac_rate_limit_str(limit, sizeof(limit), o->a->fill.rate));
 	printf("; %.3f s, %s\n", io->seconds, rate);
@@ -497,6 +533,15 @@ static void write_report_complete(const struct write_args *a, const struct guac_
 	printf(",\"exit_status\":0,\"exit_reason\":\"complete\"}\n");
 }
 
+/* --json: "io_uring_unavailable" when --iodepth asked for io_uring and some or all jobs had none. */
+static void write_json_uring(const struct write_outcome *o)
+{
+	int err = o->f->uring_error ? o->f->uring_error : atomic_load(&o->io->uring_error);
+
+	if (err)
+		write_json_text("io_uring_unavailable", write_uring_why(err));
+}
+
 /* --json: the text report's facts as one object on standard output. */
 static void write_report_json(const struct write_outcome *o)
 {
@@ -524,6 +569,8 @@ static void write_report_json(const struct write_outcome *o)
 	} else {
 		printf("null");
 	}
+	printf(",\"engine\":\"%s\",\"iodepth\":%u", write_engine_name(io), write_depth(io));
+	write_json_uring(o);
 	printf(",\"io_mode\":\"%s\",\"jobs\":%u,\"block_size\":%" PRIu64 ",\"sync\":%s"
 	       ",\"resumed_bytes\":%" PRIu64 ",\"bytes_written\":%" PRIu64
 	       ",\"bytes_durable\":%" PRIu64 ",\"fsynced\":%s",
@@ -620,6 +667,34 @@ static bool write_parse_rate(const struct write_args *a)
 	return true;
 }
 
+/*
+ * --iodepth, and GUAC_IO_URING (off: pwrite whatever the depth, for tests
+ * of the fallback; auto or unset: io_uring where it works); false after a
+ * message.
+ */
+static bool write_parse_iodepth(struct write_args *a)
+{
+	const char *env = getenv("GUAC_IO_URING");
+
+	if (a->iodepth < 1 || a->iodepth > WRITE_MAX_IODEPTH) {
+		guac_err("invalid --iodepth %" PRIu64 ": expected 1 to %d writes in flight a job",
+			 a->iodepth, WRITE_MAX_IODEPTH);
+		return false;
+	}
+	if (a->iodepth > 1 && a->fill.verify_backlog) {
+		guac_err("--verify-backlog reads back each job's blocks in order, one write at a "
+			 "time: not with --iodepth %" PRIu64 " (give --iodepth 1)", a->iodepth);
+		return false;
+	}
+	if (env && *env && strcmp(env, "off") && strcmp(env, "auto")) {
+		guac_err("invalid GUAC_IO_URING '%s': expected off or auto", env);
+		return false;
+	}
+	a->uring_off = env && !strcmp(env, "off");
+	a->fill.iodepth = (unsigned int)a->iodepth;
+	return true;
+}
+
 /* The fill's values the options fixed: the others default, or a resume takes them. */
 static unsigned int write_fixed(const struct write_args *a)
 {
@@ -635,7 +710,8 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 {
 	int ret;
 
-	*a = (struct write_args){ .fill = { .shape = { .block_size = GUAC_IO_DEFAULT_BS,
+	*a = (struct write_args){ .iodepth = 1,
+				  .fill = { .shape = { .block_size = GUAC_IO_DEFAULT_BS,
 							.jobs = 1 },
 					    .progress_interval = GUAC_PROGRESS_LOG_SECONDS,
 					    .impl = guac_impl_best() } };
@@ -649,7 +725,8 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_rate(a))
+	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_rate(a) ||
+	    !write_parse_iodepth(a))
 		return GUAC_EXIT_ERROR;
 	if (!write_host(a, a->host, sizeof(a->host)) || !write_run(a, a->run, sizeof(a->run)) ||
 	    !write_checkpoint_seconds(&a->fill.checkpoint_seconds))
@@ -717,15 +794,16 @@ static void write_say_space(const struct guac_fill *f, enum guac_fill_reason rea
 {
 	const struct guac_fill_refusal *r = &f->refusal;
 	const char *target = f->o->target;
-	char h1[32], h2[32];
+	char h1[32], h2[32], blocks[96];
 
 	if (reason == GUAC_FILL_BUFFERS_EXCEED_MEMORY)
 		guac_err("refusing to write: %" PRIu64 " jobs with --bs %" PRIu64 " need %" PRIu64
-			 " bytes (%s) of buffers (%s blocks a job), more than this machine's "
-			 "memory, %" PRIu64 " bytes (%s); use fewer jobs or a smaller --bs", r->jobs,
+			 " bytes (%s) of buffers (%s), more than this machine's memory, %" PRIu64
+			 " bytes (%s); use fewer jobs or a smaller --bs%s", r->jobs,
 			 f->shape.block_size, r->need, write_human(h1, sizeof(h1), r->need),
-			 f->o->verify_backlog ? "four, with --verify-backlog's two" : "two", r->avail,
-			 write_human(h2, sizeof(h2), r->avail));
+			 write_buffer_blocks(blocks, sizeof(blocks), f->o), r->avail,
+			 write_human(h2, sizeof(h2), r->avail),
+			 f->o->iodepth > 2 ? " or --iodepth" : "");
 	else if (reason == GUAC_FILL_PAST_LARGEST_OFFSET)
 		guac_err("refusing to write: the data would end at byte %" PRIu64 " of '%s', past "
 			 "2^63-1 = %" PRId64 ", the largest file offset Linux has; nothing written",
@@ -931,6 +1009,24 @@ static bool write_rate_fits(const struct guac_fill_options *o, const struct guac
 	return false;
 }
 
+/*
+ * The queue depth the jobs get: --iodepth's through io_uring where it can
+ * write, else pwrite, said once. Never a reason not to fill.
+ */
+static void write_engine(const struct write_args *a, struct guac_fill *f)
+{
+	f->iodepth = a->fill.iodepth;
+	if (f->iodepth <= 1)
+		return;
+	f->uring_error = a->uring_off ? -1 : guac_io_uring_probe(f->iodepth);
+	if (!f->uring_error)
+		return;
+	guac_err("note: io_uring unavailable (%s): writing with %" PRIu64 " thread%s, queue "
+		 "depth 1 each, instead of --iodepth %u", write_uring_why(f->uring_error),
+		 f->shape.jobs, f->shape.jobs == 1 ? "" : "s", f->iodepth);
+	f->iodepth = 1;
+}
+
 int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 {
 	const struct guac_fill_options *o = &a->fill;
@@ -952,6 +1048,10 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 			sh->origin, sh->offset, sh->seek, sh->length, f->shard_start, f->shard_end,
 			o->shard.index, o->shard.count,
 			!(f->fixed & GUAC_FILL_FIXED_ORIGIN) && !f->resume_of }, &f->probe, f->resume_of);
+	write_engine(a, f);
+	if (a->dry_run)
+		printf("engine:   %s, queue depth %u a job\n", f->iodepth > 1 ? "io_uring" : "pwrite",
+		       f->iodepth > 1 ? f->iodepth : 1);
 	if (a->dry_run && sh->random)
 		printf("pattern:  random, seed %" PRIu64 "%s, %u pass%s of %" PRIu64 " blocks\n",
 		       sh->seed, f->fixed & GUAC_FILL_FIXED_SEED ? "" : " (drawn for this plan)",
@@ -999,6 +1099,9 @@ static int write_fill(struct write_args *a, struct guac_fill *f)
 	a->fill.note = write_note;
 	a->fill.note_arg = a;
 	reason = guac_fill_run(f);
+	if (atomic_load(&f->io.uring_error))
+		guac_err("note: io_uring could not be set up for a job (%s): it wrote with pwrite, "
+			 "queue depth 1", strerror(atomic_load(&f->io.uring_error)));
 	if (reason == GUAC_FILL_NOTHING_TO_RESUME) {
 		write_report_complete(a, &f->old);
 		return GUAC_EXIT_OK;

@@ -27,6 +27,8 @@ struct write_args {
 	bool passes_given, seed_given;
 	bool rate_given;		/* --rate: 0 refused, checked against --bs after the plan */
 	const char *backlog_on_error_arg;	/* --verify-backlog-on-error: checked after the table */
+	uint64_t iodepth;		/* --iodepth: checked after the table */
+	bool uring_off;			/* GUAC_IO_URING=off: pwrite whatever the depth */
 	char host[sizeof(((struct guac_manifest *)0)->host)];
 	char run[sizeof(((struct guac_manifest *)0)->run)];
 };
@@ -40,8 +42,9 @@ int write_parse_args(struct write_args *a, int argc, char **argv);
 
 /*
  * The plan of @a's fill into @f (zeroed by the caller), a refusal worded,
- * and what the target holds judged (--force); with --dry-run the plan is
- * printed first. GUAC_EXIT_OK when the write may go ahead, else
+ * and what the target holds judged (--force); the engine chosen (f->iodepth:
+ * --iodepth, or 1 where io_uring cannot write, said on stderr); with
+ * --dry-run the plan is printed first. GUAC_EXIT_OK when the write may go ahead, else
  * GUAC_EXIT_ERROR. Nothing is opened for writing.
  */
 int write_plan_fill(const struct write_args *a, struct guac_fill *f);

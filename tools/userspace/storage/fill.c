@@ -230,8 +230,9 @@ static enum guac_fill_reason fill_plan_workload(struct guac_fill *f)
 
 /*
  * Buffers: each job holds up to two blocks (the one written and the next
- * one generated), of which it touches no more than its part. More than the
- * machine's memory cannot be meant.
+ * one generated), or with a queue depth one a write in flight, of which it
+ * touches no more than its part. More than the machine's memory cannot be
+ * meant.
  */
 static enum guac_fill_reason fill_plan_memory(struct guac_fill *f)
 {
@@ -246,7 +247,8 @@ static enum guac_fill_reason fill_plan_memory(struct guac_fill *f)
 	part = length / jobs + (length % jobs != 0);
 	f->refusal.jobs = jobs;
 	/* A read-back (verify_backlog) takes two blocks more a job: one read, one produced. */
-	if (!guac_buffers_fit(jobs * (f->o->verify_backlog ? 2 : 1),
+	if (!guac_buffers_fit(jobs * (f->o->verify_backlog ? 2 : 1) *
+			      (f->o->iodepth > 2 ? (f->o->iodepth + 1) / 2 : 1),
 			      part < f->shape.block_size ? part : f->shape.block_size,
 			      &f->refusal.need, &f->refusal.avail))
 		return fill_refuse(f, GUAC_FILL_BUFFERS_EXCEED_MEMORY);
@@ -660,6 +662,7 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	io->backlog_continue = o->backlog_continue;
 	io->rate = o->rate;
 	io->checkpoint_seconds = o->checkpoint_seconds;
+	io->iodepth = f->iodepth;
 	f->progress = (struct guac_progress){ .mode = o->progress,
 					      .interval = o->progress_interval,
 					      .label = "write", .target = o->target };

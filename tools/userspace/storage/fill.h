@@ -95,6 +95,8 @@ struct guac_fill_options {
 	 * another, and the manifest does not record it.
 	 */
 	uint64_t rate;
+	/* Writes in flight a job (io_engine.h): 1 (or 0), pwrite; more, io_uring. */
+	unsigned int iodepth;
 	/* Told each enum guac_fill_note as it happens (NULL: nothing told). */
 	void (*note)(const struct guac_fill *f, enum guac_fill_note note, void *arg);
 	void *note_arg;
@@ -213,7 +215,13 @@ struct guac_fill {
 	uint64_t shard_start, shard_end;	/* this shard's part of [0, length) */
 	bool existed;			/* the target before the open */
 	struct guac_fill_refusal refusal;
-	/* The run. */
+	/*
+	 * The run. @iodepth: the writes in flight a job, set by the caller
+	 * between the plan and the run (o->iodepth, or 1 where io_uring cannot
+	 * write: @uring_error's errno, or -1 when the caller turned it off).
+	 */
+	unsigned int iodepth;
+	int uring_error;
 	struct guac_manifest m;
 	struct guac_io io;
 	atomic_bool stop;

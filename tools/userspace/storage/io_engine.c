@@ -265,7 +265,7 @@ static int64_t guac_io_monotonic_ns(void)
  * flag: a Ctrl-C ends a throttled job at once, however long its slot is.
  * False when a stop came: nothing done.
  */
-static bool guac_io_throttle(struct guac_io *io, size_t len)
+bool guac_io_throttle(struct guac_io *io, size_t len)
 {
 	int64_t cost, now, start, next, until, wake;
 	struct timespec ts;
@@ -838,7 +838,27 @@ static bool guac_io_try_twins(struct guac_io_job *job, uint8_t *buf, size_t size
 }
 
 /*
- * A job runs as twins if it is a checked read (verify), else with the ring;
+ * True if the job wrote through io_uring (io->iodepth > 1); false to write
+ * with pwrite: a depth of 1, or a ring that could not be set up (the first
+ * such errno kept for the command to tell).
+ */
+static bool guac_io_try_uring(struct guac_io_job *job)
+{
+	struct guac_io *io = job->io;
+	int err, none = 0;
+
+	if (!io->write || io->iodepth <= 1 || io->backlog)
+		return false;
+	err = guac_io_uring_write(job);
+	if (!err)
+		return true;
+	atomic_compare_exchange_strong(&io->uring_error, &none, err);
+	return false;
+}
+
+/*
+ * A job runs with io_uring if it is a write with a queue depth, as twins if
+ * it is a checked read (verify), else with the ring;
  * inline, on its one thread, only where neither can run (a pipe, a job of
  * one block, no memory or thread for the second). The ring for verify and
  * inline for both lost the measurements (docs/results/storage-2026-11-24.md,
@@ -862,7 +882,8 @@ static void *guac_io_worker(void *arg)
 		free(buf);
 		return NULL;
 	}
-	if (guac_io_try_twins(job, buf, size) || guac_io_try_pipeline(job, buf, size))
+	if (guac_io_try_uring(job) || guac_io_try_twins(job, buf, size) ||
+	    guac_io_try_pipeline(job, buf, size))
 		pos = job->end;	/* done (or stopped) there */
 	while (pos < job->end) {
 		struct guac_io_slot s = { .buf = buf, .pos = pos };

@@ -14,6 +14,10 @@
  * position order, one block after another, so the hooks see what they would
  * see with one thread. Two buffers a job.
  *
+ * A write with a queue depth (guac_io.iodepth > 1) runs each job on one
+ * thread instead, with up to iodepth writes in flight through an io_uring of
+ * its own, one buffer each (io_uring.c).
+ *
  * A check that gives a check hook (verify) runs each job as twins instead:
  * two threads that each read and check whole blocks of their own, at once,
  * and end them in position order, so the hooks still see one block after
@@ -193,6 +197,15 @@ struct guac_io {
 	uint64_t rate;
 	_Atomic int64_t rate_next_ns;	/* the engine's: CLOCK_MONOTONIC when the next block may go */
 	/*
+	 * Writes: 0 or 1, each job writes one block at a time with pwrite (and
+	 * generates the next meanwhile, above); more, each job keeps up to
+	 * @iodepth writes in flight through an io_uring of its own (io_uring.c),
+	 * one buffer each. Not with a backlog. A job whose ring cannot be set up
+	 * writes with pwrite, and @uring_error says why (the first such job's errno).
+	 */
+	unsigned int iodepth;
+	_Atomic int uring_error;
+	/*
 	 * Optional: called on guac_io_run's own thread about every
 	 * @checkpoint_seconds while the jobs run (a write records its durable
 	 * bytes, so that a writer killed without a word, SIGKILL or a node lost,
@@ -226,6 +239,28 @@ void guac_io_split(struct guac_io *io, unsigned int sector);
  * interrupted at once. Returns 0 or the errno of a thread that could not start.
  */
 int guac_io_run(struct guac_io *io);
+
+/*
+ * Whether io_uring can write with @depth in flight here: 0, or the errno
+ * that says why not (ENOSYS: no io_uring; EPERM: disabled by
+ * /proc/sys/kernel/io_uring_disabled or a seccomp filter; EOPNOTSUPP: a
+ * kernel before 5.6, without IORING_OP_WRITE). io_uring.c.
+ */
+/*
+ * Wait for the turn of a block of @len bytes under @io's rate limit (none: at
+ * once); false when a stop came meanwhile (the block is not to be sent).
+ */
+bool guac_io_throttle(struct guac_io *io, size_t len);
+
+int guac_io_uring_probe(unsigned int depth);
+
+/*
+ * A write job's part through its own ring of io->iodepth (io_uring.c): 0
+ * when it ran (job->done, error and error_pos as the pwrite path sets
+ * them), else the errno that kept its ring or buffers from being set up,
+ * with nothing written.
+ */
+int guac_io_uring_write(struct guac_io_job *job);
 
 /* Bytes done over all jobs. */
 uint64_t guac_io_done(const struct guac_io *io);

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Writes with a queue depth (io_engine.h, guac_io.iodepth): a job keeps up
+ * to iodepth writes in flight through its own io_uring, each from a buffer
+ * of its own, and generates the next block while they run. One thread a
+ * job: the generator is far faster than a disk, so producing on the job's
+ * thread between submissions costs nothing the queue does not hide.
+ *
+ * The writes complete in any order, but a job's progress (done: what a
+ * resume continues from, what verify trusts) is a contiguous prefix of its
+ * positions. So the slots form a ring in submission (position) order and
+ * only the oldest are retired: done moves over the completed slots at the
+ * head, and stops at the first one still in flight or failed. A failed
+ * write ends the job as guac_io_pwrite_all's failure does (the same errno,
+ * ENOSPC for a write that made no progress, error_pos where it stopped),
+ * after the writes still in flight are reaped: their buffers are the
+ * kernel's until then. A stop does the same without an error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <liburing.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io_engine.h"
+#include "util.h"
+
+enum guac_uring_state { GUAC_URING_FREE, GUAC_URING_FLIGHT, GUAC_URING_OK, GUAC_URING_FAILED };
+
+/* One write: its buffer, the run positions it was produced for and lands at. */
+struct guac_uring_slot {
+	uint8_t *buf;
+	uint64_t pos, at;
+	size_t len, sent;		/* bytes to write, and written so far (short writes) */
+	enum guac_uring_state state;
+	int err;
+};
+
+struct guac_uring_job {
+	struct guac_io_job *job;
+	struct io_uring ring;
+	struct guac_uring_slot *slot;
+	unsigned int depth;
+	unsigned int head, count;	/* the oldest slot not retired, and slots not retired */
+	unsigned int inflight;		/* slots the kernel holds */
+	uint64_t next;			/* the next position to produce */
+	bool halt;			/* a failure or a stop: submit nothing new */
+	bool ended;			/* done is final (a failure was recorded) */
+	int broken;			/* a submit failed: its errno; nothing more is queued */
+	int lost;			/* waiting for completions failed: its errno */
+};
+
+int guac_io_uring_probe(unsigned int depth)
+{
+	struct io_uring ring;
+	struct io_uring_probe *probe;
+	int err = io_uring_queue_init(depth, &ring, 0);
+	bool write_op;
+
+	if (err < 0)
+		return -err;
+	/* IORING_OP_WRITE came in Linux 5.6: older rings would fail every write. */
+	probe = io_uring_get_probe_ring(&ring);
+	write_op = probe && io_uring_opcode_supported(probe, IORING_OP_WRITE);
+	if (probe)
+		io_uring_free_probe(probe);
+	io_uring_queue_exit(&ring);
+	return write_op ? 0 : EOPNOTSUPP;
+}
+
+/* Hand the rest of @s to the kernel; false (the slot failed) if it cannot be. */
+static bool guac_uring_queue(struct guac_uring_job *u, struct guac_uring_slot *s)
+{
+	const struct guac_io *io = u->job->io;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	int n;
+
+	if (u->broken) {
+		s->state = GUAC_URING_FAILED;
+		s->err = u->broken;
+		return false;
+	}
+	if (!sqe) {
+		s->state = GUAC_URING_FAILED;	/* cannot be: the queue is emptied at each submit */
+		s->err = EBUSY;
+		return false;
+	}
+	io_uring_prep_write(sqe, io->target->fd, s->buf + s->sent, (unsigned int)(s->len - s->sent),
+			    io->base + s->at + s->sent);
+	io_uring_sqe_set_data64(sqe, (uint64_t)(s - u->slot));
+	s->state = GUAC_URING_FLIGHT;
+	u->inflight++;
+	while ((n = io_uring_submit(&u->ring)) == -EINTR || n == -EAGAIN)
+		;
+	if (n >= 0)
+		return true;
+	/* Not submitted; it stays in the queue, so no later submit may run. */
+	s->state = GUAC_URING_FAILED;
+	s->err = u->broken = -n;
+	u->inflight--;
+	return false;
+}
+
+/*
+ * Produce the next block into the slot after the others and submit it, at
+ * its turn under the rate limit (a stop meanwhile halts the job instead).
+ */
+static void guac_uring_submit_next(struct guac_uring_job *u)
+{
+	struct guac_io_job *job = u->job;
+	struct guac_io *io = job->io;
+	struct guac_uring_slot *s = &u->slot[(u->head + u->count) % u->depth];
+
+	s->pos = u->next;
+	s->len = job->end - s->pos < io->bs ? (size_t)(job->end - s->pos) : io->bs;
+	if (!guac_io_throttle(io, s->len)) {
+		u->halt = true;
+		return;
+	}
+	s->at = io->hooks.place ? io->hooks.place(job, s->pos) : s->pos;
+	s->sent = 0;
+	s->err = 0;
+	io->hooks.produce(job, s->buf, s->pos, s->len);
+	u->count++;
+	u->next += s->len;
+	if (!guac_uring_queue(u, s))
+		u->halt = true;
+}
+
+/* A completion: the slot is done, failed, or goes on with the rest of a short write. */
+static void guac_uring_complete(struct guac_uring_job *u, struct guac_uring_slot *s, int res)
+{
+	u->inflight--;
+	if (res == -EINTR || res == -EAGAIN || (res > 0 && s->sent + (size_t)res < s->len)) {
+		/* As guac_io_pwrite_all: retried, or the rest written. */
+		s->sent += res > 0 ? (size_t)res : 0;
+		if (!guac_uring_queue(u, s))
+			u->halt = true;
+		return;
+	}
+	if (res <= 0) {
+		/* No progress: the medium is full. */
+		s->state = GUAC_URING_FAILED;
+		s->err = res ? -res : ENOSPC;
+		u->halt = true;
+		return;
+	}
+	s->sent += (size_t)res;
+	s->state = GUAC_URING_OK;
+}
+
+/*
+ * The completed slots at the head are the job's progress; a failed one at
+ * the head is its error, as guac_io_finish records a failed pwrite's.
+ */
+static void guac_uring_retire(struct guac_uring_job *u)
+{
+	struct guac_io_job *job = u->job;
+
+	while (u->count && !u->ended) {
+		struct guac_uring_slot *s = &u->slot[u->head];
+
+		if (s->state == GUAC_URING_FAILED) {
+			job->error = s->err;
+			job->error_pos = s->at + s->sent;
+			/* A placed block is done whole or not: its part of the steps counts blocks. */
+			atomic_store(&job->done,
+				     (job->io->hooks.place ? s->pos : s->pos + s->sent) - job->start);
+			u->ended = true;
+			return;
+		}
+		if (s->state != GUAC_URING_OK)
+			return;
+		atomic_store(&job->done, s->pos + s->len - job->start);
+		s->state = GUAC_URING_FREE;
+		u->head = (u->head + 1) % u->depth;
+		u->count--;
+	}
+}
+
+/* Reap the completions there are; with @wait, at least one. */
+static void guac_uring_reap(struct guac_uring_job *u, bool wait)
+{
+	const struct guac_io *io = u->job->io;
+	struct io_uring_cqe *cqe;
+	int err;
+
+	while (u->inflight) {
+		err = wait ? io_uring_wait_cqe(&u->ring, &cqe) : io_uring_peek_cqe(&u->ring, &cqe);
+		if (err == -EINTR) {
+			/* A signal on this thread: a stop, or a stray one. */
+			if (io->stop && atomic_load(io->stop))
+				u->halt = true;
+			continue;
+		}
+		if (err && err != -EAGAIN && wait)
+			u->lost = -err;	/* cannot be (the CQ holds twice the depth): give up */
+		if (err)
+			return;	/* -EAGAIN: nothing more without waiting */
+		guac_uring_complete(u, &u->slot[io_uring_cqe_get_data64(cqe)], cqe->res);
+		io_uring_cqe_seen(&u->ring, cqe);
+		wait = false;
+	}
+}
+
+/* The job's loop: fill the queue, reap, retire, until nothing is left in flight. */
+static void guac_uring_loop(struct guac_uring_job *u)
+{
+	struct guac_io_job *job = u->job;
+	const struct guac_io *io = job->io;
+
+	for (;;) {
+		bool more;
+
+		if (io->stop && atomic_load(io->stop))
+			u->halt = true;
+		while (!u->halt && u->count < u->depth && u->next < job->end)
+			guac_uring_submit_next(u);
+		if (!u->inflight)
+			break;
+		more = !u->halt && u->count < u->depth && u->next < job->end;
+		/* Wait only when nothing can be produced meanwhile. */
+		guac_uring_reap(u, !more);
+		guac_uring_retire(u);
+		if (u->lost)
+			break;
+	}
+	guac_uring_retire(u);
+	if (u->lost && !u->ended) {
+		/* The job's error, where its done stops: writes in flight there are not counted. */
+		job->error = u->lost;
+		job->error_pos = u->count ? u->slot[u->head].at : u->next;
+	}
+}
+
+int guac_io_uring_write(struct guac_io_job *job)
+{
+	struct guac_io *io = job->io;
+	uint64_t blocks = (job->end - job->start - job->resume + io->bs - 1) / io->bs;
+	struct guac_uring_job u = { .job = job, .next = job->start + job->resume };
+	unsigned int i;
+	int err;
+
+	/* No more buffers than blocks to write: a short part takes little memory. */
+	u.depth = blocks < io->iodepth ? (unsigned int)blocks : io->iodepth;
+	if (!u.depth)
+		return 0;
+	err = -io_uring_queue_init(u.depth, &u.ring, 0);
+	if (err)
+		return err;
+	u.slot = calloc(u.depth, sizeof(*u.slot));
+	for (i = 0; u.slot && i < u.depth; i++) {
+		u.slot[i].buf = guac_try_alloc(io->bs);
+		if (!u.slot[i].buf)
+			break;
+	}
+	if (u.slot && i == u.depth)
+		guac_uring_loop(&u);
+	else
+		err = ENOMEM;
+	for (i = 0; u.slot && i < u.depth; i++)
+		free(u.slot[i].buf);
+	free(u.slot);
+	io_uring_queue_exit(&u.ring);
+	return err;
+}

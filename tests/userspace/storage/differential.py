@@ -582,6 +582,11 @@ class Case:
             a += ["--pattern", "random", "--passes", rnd["passes"]]
             if rnd["seed"] is not None:
                 a += ["--seed", rnd["seed"]]
+        # A queue depth through io_uring for some fills (drawn apart from the
+        # case's generator, so that a seed still draws what it drew).
+        depth = random.Random(fill["origin"] * 31 + fill["length"]).choice([1, 1, 1, 2, 4, 32])
+        if depth > 1:
+            a += ["--iodepth", depth]
         if manifest:
             a += ["-m", manifest]
         if shard:

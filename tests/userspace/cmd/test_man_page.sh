@@ -5,8 +5,9 @@
 # drift (issue 36, U11): each command's SYNOPSIS names every option of its
 # --help and no other, and every suite of guac bench; each command's section
 # is a subsection of COMMANDS (bench and doctor were rendered under
-# MANIFEST); the MANIFEST section names the version guac writes. check-deb
-# checks the option descriptions of the packaged page. TAP output.
+# MANIFEST); every option the page names anywhere is one of a command or a
+# script, and the reverse; the MANIFEST section names the version guac
+# writes. check-deb checks the packaged page the same way. TAP output.
 set -u
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
@@ -22,6 +23,17 @@ for c in $cmds; do
 	check "SYNOPSIS of guac $c: exactly the options of guac $c --help" \
 		'cmp -s "$tmp/help-$c" "$tmp/syn-$c" || { diff "$tmp/help-$c" "$tmp/syn-$c" | sed "s/^/# /"; false; }'
 done
+# Every option the page names anywhere, read as check-deb reads the packaged
+# page (an escaped hyphen inside a name, \-\-dry\-run, reads as --dry), is
+# an option of a command's --help or of the scripts, and the reverse.
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+{ for c in $cmds; do "$GUAC" "$c" --help; done
+  "$top/scripts/rngtest.sh" --help; "$top/scripts/dieharder.sh" --help; } 2>&1 |
+	grep -o -- '--[a-z][a-z-]*' | sort -u >"$tmp/help-all"
+grep -o -- '\\-\\-[a-z][a-z-]*' "$man" | sed 's/\\-/-/g' | sort -u >"$tmp/man-all"
+check "every option the page names is an option of a command or a script, and the reverse" \
+	'[ -s "$tmp/help-all" ] && cmp -s "$tmp/help-all" "$tmp/man-all" ||
+	 { diff "$tmp/help-all" "$tmp/man-all" | sed "s/^/# /"; false; }'
 suites=$("$GUAC" bench --help | sed -n 's/^Usage: guac bench \[\([a-z|]*\)\].*/\1/p')
 check "SYNOPSIS of guac bench: every suite of its --help ($suites)" \
 	'[ -n "$suites" ] && grep -qF ".RB [ $(echo "$suites" | sed "s/|/ | /g") ]" "$man"'

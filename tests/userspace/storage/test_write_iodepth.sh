@@ -51,9 +51,17 @@ for pattern in sequential random; do
 done
 check "the report names the engine: io_uring, queue depth 32" \
 	"grep -q ', 3 jobs, io_uring, queue depth 32, bs 65536,' '$tmp/o'"
+check "... the manifest records the depth: version 8, workload random with iodepth 32" \
+	"grep -q '\"version\": 8,' '$m' && grep -q '^  \"workload\": {\"pattern\": \"random\", .*, \"iodepth\": 32}' '$m' &&
+	 '$GUAC' manifest show '$m' | grep -q '^# written with up to 32 writes in flight a job'"
+fill "--iodepth 8, sequential" --iodepth 8
+check "... a sequential fill at depth 8: version 8, workload {pattern sequential, iodepth 8}" \
+	"grep -q '\"version\": 8,' '$m' && grep -q '^  \"workload\": {\"pattern\": \"sequential\", \"iodepth\": 8}' '$m'"
 fill "--iodepth 1 (the default)" --iodepth 1
 check "... the report says pwrite, queue depth 1" \
 	"grep -q ', 1 job, pwrite, queue depth 1, bs 65536,' '$tmp/o'"
+check "... and the manifest stays version 7, no workload (one write at a time)" \
+	"grep -q '\"version\": 7,' '$m' && ! grep -q workload '$m'"
 fill "--iodepth 8 --sync --pattern random --passes 3 --jobs 2" --iodepth 8 --sync \
 	--pattern random --passes 3 --jobs 2
 
@@ -298,5 +306,13 @@ check "... verify -m: what it recorded all matches" "! grep -q MISMATCH '$tmp/v'
 rc=$?
 check "... --resume (another depth) completes it to guac gen's bytes" \
 	"[ $rc -eq 0 ] && cmp -s '$tmp/ref' '$f'"
+check "... and the manifest records the depth of the run that ended it (4)" \
+	"grep -q '\"iodepth\": 4}' '$m' && '$GUAC' verify -m '$m' >/dev/null 2>&1"
+# A hand-edited depth out of range is refused on load, named.
+sed 's/"iodepth": 4}/"iodepth": 0}/' "$m" >"$tmp/m0.json"
+reseal "$tmp/m0.json"
+"$GUAC" verify -m "$tmp/m0.json" >"$tmp/v" 2>&1
+check "a manifest with workload iodepth 0: refused (exit 2), named" \
+	"[ \$? -eq 2 ] && grep -q 'iodepth' '$tmp/v'"
 
 tap_end

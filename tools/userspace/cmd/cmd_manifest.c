@@ -74,6 +74,8 @@ static void manifest_print(const char *path, const struct guac_manifest *m)
 		       "%" PRIu64 " of its %" PRIu64 " blocks written\n", m->seed, m->pass + 1,
 		       m->passes, guac_manifest_pass_origin(m, m->pass), done / m->block_size,
 		       m->length / m->block_size);
+	if (m->iodepth > 1)
+		printf("# written with up to %u writes in flight a job (--iodepth)\n", m->iodepth);
 	guac_manifest_print(stdout, m);
 }
 

@@ -26,7 +26,7 @@
 
 #define WRITE_EXIT_INTERRUPTED 130	/* 128 + SIGINT, as shells report it */
 #define WRITE_MAX_PASSES 1000		/* each pass writes the whole fill */
-#define WRITE_MAX_IODEPTH 256		/* writes in flight a job, each with its own buffer */
+#define WRITE_MAX_IODEPTH GUAC_MANIFEST_MAX_IODEPTH	/* writes in flight a job, a buffer each */
 
 static const struct guac_usage write_usage = {
 	.synopsis = "Usage: guac write [OPTIONS] TARGET\n",

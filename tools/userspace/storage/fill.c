@@ -571,6 +571,7 @@ static void fill_record_start(struct guac_fill *f)
 	m->seed = f->shape.seed;
 	m->passes = f->shape.passes;
 	m->pass_stride = f->shape.pass_stride;
+	m->iodepth = f->iodepth > 1 ? f->iodepth : 1;
 	m->status = GUAC_STATUS_RUNNING;
 	guac_manifest_now(m->started, sizeof(m->started));
 	if (f->have_old)

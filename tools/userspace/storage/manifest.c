@@ -480,17 +480,19 @@ static bool mf_decode_history(struct mf_ctx *c, const struct json *root, struct 
 
 /*
  * "workload" (version 8): the pattern, and a random one's seed, passes, the
- * pass its ranges' progress is of, and the stride between its passes' origins.
+ * pass its ranges' progress is of, and the stride between its passes'
+ * origins; "iodepth" where more than one write a job was in flight.
  */
 static bool mf_decode_workload(struct mf_ctx *c, const struct json *root,
 			       struct guac_manifest *m)
 {
 	static const char *const keys[] = { "pattern", "seed", "passes", "pass", "pass_stride",
-					    NULL };
+					    "iodepth", NULL };
 	const struct json *w;
 	char pattern[16];
 
 	m->passes = 1;
+	m->iodepth = 1;
 	if (m->version < 8) {
 		if (mf_get(root, "workload"))
 			return mf_fail(c, "unknown field \"workload\" in the manifest (version %u has "
@@ -501,6 +503,9 @@ static bool mf_decode_workload(struct mf_ctx *c, const struct json *root,
 	if (!w || !mf_known_keys(c, w, "\"workload\"", keys) ||
 	    !mf_str(c, w, "pattern", pattern, sizeof(pattern), false))
 		return false;
+	if (mf_get(w, "iodepth") && (!mf_uint(c, w, "iodepth", &m->iodepth) || !m->iodepth))
+		return mf_fail(c, "workload iodepth: expected 1 to %d writes in flight a job",
+			       GUAC_MANIFEST_MAX_IODEPTH);
 	if (!strcmp(pattern, "sequential"))
 		return true;
 	if (strcmp(pattern, "random"))
@@ -671,6 +676,8 @@ static bool mf_workload_consistent(const struct guac_manifest *m, char *why, siz
 {
 	unsigned int i;
 
+	if (m->iodepth > GUAC_MANIFEST_MAX_IODEPTH)	/* 0: not recorded, one at a time */
+		MF_BAD("workload iodepth %u is not 1 to %d", m->iodepth, GUAC_MANIFEST_MAX_IODEPTH);
 	if (!m->random)
 		return true;
 	if (!m->passes || m->pass >= m->passes)
@@ -792,7 +799,8 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 
 unsigned int guac_manifest_save_version(const struct guac_manifest *m)
 {
-	return m->random ? GUAC_MANIFEST_VERSION : GUAC_MANIFEST_SEQUENTIAL_VERSION;
+	return m->random || m->iodepth > 1 ? GUAC_MANIFEST_VERSION :
+					     GUAC_MANIFEST_SEQUENTIAL_VERSION;
 }
 
 uint64_t guac_manifest_pass_origin(const struct guac_manifest *m, unsigned int pass)
@@ -1017,12 +1025,17 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 	} else {
 		fputs("null", f);
 	}
-	if (version >= 8 && m->random)
+	if (version < 8)
+		return;
+	if (m->random)
 		fprintf(f, ",\n  \"workload\": {\"pattern\": \"random\", \"seed\": %" PRIu64
-			", \"passes\": %u, \"pass\": %u, \"pass_stride\": %" PRIu64 "}", m->seed,
+			", \"passes\": %u, \"pass\": %u, \"pass_stride\": %" PRIu64, m->seed,
 			m->passes, m->pass, m->pass_stride);
-	else if (version >= 8)
-		fputs(",\n  \"workload\": {\"pattern\": \"sequential\"}", f);
+	else
+		fputs(",\n  \"workload\": {\"pattern\": \"sequential\"", f);
+	if (m->iodepth > 1)
+		fprintf(f, ", \"iodepth\": %u", m->iodepth);
+	fputc('}', f);
 }
 
 /* "sha256:" and the hex SHA-256 of the canonical text; false after a message. */

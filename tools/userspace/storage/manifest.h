@@ -32,6 +32,7 @@
 #define GUAC_MANIFEST_SEQUENTIAL_VERSION 7	/* what a sequential fill is saved as */
 #define GUAC_MANIFEST_MAX_RANGES 4096	/* shards x jobs of one manifest */
 #define GUAC_MANIFEST_MAX_HISTORY 64
+#define GUAC_MANIFEST_MAX_IODEPTH 256	/* writes in flight a job (guac write --iodepth) */
 #define GUAC_MANIFEST_MAX_BYTES (16u << 20)
 
 /* One job's (or one merged shard's) contiguous part. */
@@ -127,6 +128,12 @@ struct guac_manifest {
 	uint64_t seed;
 	unsigned int passes, pass;	/* 1 and 0 for a sequential fill */
 	uint64_t pass_stride;		/* stream blocks between two passes' origins */
+	/*
+	 * Writes in flight a job (guac write --iodepth) of the run that wrote
+	 * it last: 1, one at a time (no "iodepth" in the workload); more, version
+	 * 8 records it. How the blocks were sent, never which data they hold.
+	 */
+	unsigned int iodepth;
 	enum guac_fill_status status;	/* running, complete, interrupted or failed */
 	char error[128];		/* strerror of the failure, or empty */
 	char started[32], finished[32];	/* UTC, ISO 8601 */

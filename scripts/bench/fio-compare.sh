@@ -20,10 +20,15 @@
 # table on it). Both tools end with an fsync (guac's durable bytes; fio's
 # --end_fsync), so each one's time holds the flush.
 #
-# ROUNDS rounds (default 5), the tools' order alternating from one to the
-# next, so load that comes and goes on a shared machine hits them alike.
+# ROUNDS rounds (default 5), the tools' order reversed from one to the next
+# (fio first, then each GUAC; then the GUACs backwards, fio last), so load
+# that comes and goes on a shared machine hits them alike.
 # IOPS: fio's own (its JSON), guac's bytes written / seconds / 4096 (its
-# --json; seconds from the first write to the fsync's end). Prints a line per
+# --json; seconds from the first write to the fsync's end). And blocks per
+# CPU-second, steadier on a loaded machine: each process's user and system
+# time, its io_uring workers' included (getrusage of the children), less
+# fio's start-up (the median of three 4 KiB runs; guac's few milliseconds are
+# left in). The kernel threads of a loop device count for neither. Prints a line per
 # round and a Markdown summary (to OUT if given): medians, ranges, the median
 # of the rounds' guac/fio ratios, every figure with the CPU it was measured
 # on. Several GUAC binaries (GUAC="new old") each get their rows in every
@@ -101,84 +106,125 @@ field() {
 	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"
 }
 
-rows=$tmp/rows
-: >"$rows"
-# row ROUND TOOL IOPS SECONDS: one measurement, kept and shown.
-row() {
-	echo "$1|$2|$3|$4" >>"$rows"
-	printf 'round %s: %-40s %10.0f IOPS %8.3f s  [%s]\n' "$1" "$2" "$3" "$4" "$CPU" >&2
+# cpu_run COMMAND...: COMMAND, its standard output and error as they are; the CPU
+# seconds (user and system) it and its threads took written to $tmp/cpu.
+cpu_run() {
+	python3 -c 'import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%f\n" % (u.ru_utime + u.ru_stime))
+sys.exit(rc)' "$tmp/cpu" "$@"
 }
 
-run_fio() {
-	local r=$1 j=$tmp/fio.json
-	fio --name=randwrite --filename="$target" --rw=randwrite --bs=4k --iodepth=32 \
-		--ioengine=io_uring --direct=$direct --size=$LENGTH --norandommap=0 \
+rows=$tmp/rows
+: >"$rows"
+# row ROUND TOOL IOPS SECONDS CPU-SECONDS: one measurement, kept and shown.
+row() {
+	echo "$1|$2|$3|$4|$5" >>"$rows"
+	printf 'round %s: %-24s %8.0f IOPS %7.3f s %7.3f CPU-s  [%s]\n' "$@" "$CPU" >&2
+}
+
+# fio SIZE: the random write, its JSON in $tmp/fio.json, its CPU in $tmp/cpu.
+fio_randwrite() {
+	cpu_run fio --name=randwrite --filename="$target" --rw=randwrite --bs=4k --iodepth=32 \
+		--ioengine=io_uring --direct=$direct --size="$1" --norandommap=0 \
 		--randrepeat=0 --numjobs=1 --time_based=0 --end_fsync=1 \
-		--output-format=json --output="$j"
-	row "$r" fio "$(field "$j" 'j["jobs"][0]["write"]["iops"]')" \
-		"$(field "$j" 'j["jobs"][0]["job_runtime"] / 1000')"
+		--output-format=json --output="$tmp/fio.json"
+}
+
+# fio's CPU less what the process spends starting (about 0.15 CPU-second here, on
+# any size: its clock calibration, its option tables), measured once on 4 KiB
+# (fio_start); its JSON's usr_cpu and sys_cpu leave out the io_uring workers.
+run_fio() {
+	local j=$tmp/fio.json
+	fio_randwrite $LENGTH
+	row "$1" fio "$(field "$j" 'j["jobs"][0]["write"]["iops"]')" \
+		"$(field "$j" 'j["jobs"][0]["job_runtime"] / 1000')" \
+		"$(python3 -c 'import sys; print(float(sys.argv[1]) - float(sys.argv[2]))' \
+			"$(cat "$tmp/cpu")" "$fio_start")"
 }
 
 # run_guac ROUND GUAC: its random fill, the check of it, and a sequential fill.
 run_guac() {
 	local r=$1 g=$2 name=${2##*/} m=$tmp/random.json j=$tmp/guac.json
 	rm -f "$m" "$tmp/seq.json"
-	"$g" write --pattern random --bs 4K --iodepth 32 "${gdirect[@]}" --length $LENGTH \
-		-m "$m" --json --progress none "$target" >"$j"
+	cpu_run "$g" write --pattern random --bs 4K --iodepth 32 "${gdirect[@]}" \
+		--length $LENGTH -m "$m" --json --progress none "$target" >"$j"
 	row "$r" "$name random" "$(field "$j" 'j["bytes_written"] / j["seconds"] / 4096')" \
-		"$(field "$j" 'j["seconds"]')"
-	"$g" verify -m "$m" --json --progress none >"$j"
+		"$(field "$j" 'j["seconds"]')" "$(cat "$tmp/cpu")"
+	cpu_run "$g" verify -m "$m" --json --progress none >"$j"
 	row "$r" "$name verify" "$(field "$j" 'j["bytes_checked"] / j["seconds"] / 4096')" \
-		"$(field "$j" 'j["seconds"]')"
-	"$g" write --bs 1M "${gdirect[@]}" --length $LENGTH -m "$tmp/seq.json" --json \
+		"$(field "$j" 'j["seconds"]')" "$(cat "$tmp/cpu")"
+	cpu_run "$g" write --bs 1M "${gdirect[@]}" --length $LENGTH -m "$tmp/seq.json" --json \
 		--progress none "$target" >"$j"
 	row "$r" "$name sequential" "$(field "$j" 'j["bytes_written"] / j["seconds"] / 4096')" \
-		"$(field "$j" 'j["seconds"]')"
+		"$(field "$j" 'j["seconds"]')" "$(cat "$tmp/cpu")"
 }
 
+# The GUACS in the order given, and the other way round: the even rounds' order.
+read -r -a forward <<<"$GUACS"
+backward=()
+for g in "${forward[@]}"; do backward=("$g" "${backward[@]}"); done
+
 load=$(cut -d' ' -f1-3 /proc/loadavg)
+starts=()
+for i in 1 2 3; do
+	fio_randwrite 4k
+	starts+=("$(cat "$tmp/cpu")")
+done
+fio_start=$(printf '%s\n' "${starts[@]}" | sort -g | sed -n 2p)
 for ((r = 1; r <= ROUNDS; r++)); do
 	if ((r % 2)); then
 		run_fio $r
-		for g in $GUACS; do run_guac $r "$g"; done
+		for g in "${forward[@]}"; do run_guac $r "$g"; done
 	else
-		for g in $GUACS; do run_guac $r "$g"; done
+		for g in "${backward[@]}"; do run_guac $r "$g"; done
 		run_fio $r
 	fi
 done
 
 {
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`scripts/bench/fio-compare.sh $KIND\` on"
-	echo "**$CPU**, $(nproc) CPUs, Linux $(uname -r); load average before the run: $load."
-	echo "Target: $KIND ($([ $direct = 1 ] && echo O_DIRECT || echo buffered)), $LENGTH_MIB MiB,"
-	echo "$ROUNDS rounds, the order alternating. IOPS are 4 KiB blocks a second (verify: blocks"
-	echo "checked, sequential: 1 MiB writes counted as 256 blocks)."
+	echo "**$CPU**, $(nproc) CPUs, Linux $(uname -r); load average before the run: $load;"
+	echo "fio's start-up, taken off its CPU time: $fio_start CPU-seconds."
+	echo "Target: $KIND ($([ $direct = 1 ] && echo O_DIRECT || echo buffered)), $LENGTH_MIB MiB, $ROUNDS"
+	echo "rounds, the order reversed each round. IOPS are 4 KiB blocks a second (verify: blocks"
+	echo "checked; sequential: a 1 MiB write counted as 256 blocks)."
 	echo
-	python3 - "$rows" "$CPU" <<'EOF'
+	python3 - "$rows" "$CPU" "$LENGTH" <<'EOF'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    r, tool, iops, sec = line.rstrip("\n").split("|")
-    rows.setdefault(tool, {})[int(r)] = (float(iops), float(sec))
+    r, tool, iops, sec, cpu = line.rstrip("\n").split("|")
+    rows.setdefault(tool, {})[int(r)] = (float(iops), float(sec), float(cpu))
+blocks = int(sys.argv[3]) / 4096
 rounds = sorted(rows["fio"])
-print("| tool | " + " | ".join("round %d" % r for r in rounds) + " | median IOPS | median s |")
-print("|---|" + "---|" * len(rounds) + "---|---|")
-for tool, v in rows.items():
-    print("| %s | %s | %.0f | %.3f |" % (tool, " | ".join("%.0f" % v[r][0] for r in rounds),
-          statistics.median(x[0] for x in v.values()), statistics.median(x[1] for x in v.values())))
-print()
+med = statistics.median
+wall = lambda v, r: v[r][0]
+per_cpu = lambda v, r: blocks / v[r][2]
+for title, fig, col in (("IOPS (wall clock)", wall, 1), ("blocks per CPU-second", per_cpu, 2)):
+    print("%s:" % title)
+    print()
+    print("| tool | " + " | ".join("round %d" % r for r in rounds) + " | median | median %s |" %
+          ("s" if col == 1 else "CPU-s"))
+    print("|---|" + "---|" * len(rounds) + "---|---|")
+    for tool, v in rows.items():
+        print("| %s | %s | %.0f | %.3f |" % (tool, " | ".join("%.0f" % fig(v, r) for r in rounds),
+              med(fig(v, r) for r in rounds), med(x[col] for x in v.values())))
+    print()
 fio = rows["fio"]
 for tool, v in rows.items():
     if not tool.endswith(" random"):
         continue
-    ratios = [v[r][0] / fio[r][0] for r in rounds]
-    print("- %s / fio: median of the rounds' ratios **%.2fx** (%s), ratio of medians %.2fx; on %s" % (
-        tool, statistics.median(ratios), ", ".join("%.2f" % x for x in ratios),
-        statistics.median(x[0] for x in v.values()) / statistics.median(x[0] for x in fio.values()),
-        sys.argv[2]))
+    for what, fig in (("IOPS", wall), ("per CPU-second", per_cpu)):
+        ratios = [fig(v, r) / fig(fio, r) for r in rounds]
+        print("- %s / fio, %s: median of the rounds' ratios **%.2fx** (%s), ratio of medians "
+              "%.2fx; on %s" % (tool, what, med(ratios), ", ".join("%.2f" % x for x in ratios),
+              med(fig(v, r) for r in rounds) / med(fig(fio, r) for r in rounds), sys.argv[2]))
 for tool, v in rows.items():
-    if tool.endswith(" sequential"):
-        med = statistics.median(x[0] for x in v.values())
-        print("- %s: median %.0f MB/s; on %s" % (tool, med * 4096 / 1e6, sys.argv[2]))
+    if tool.endswith(" sequential") or tool.endswith(" verify"):
+        print("- %s: median %.0f MB/s, %.0f MB per CPU-second; on %s" % (
+            tool, med(wall(v, r) for r in rounds) * 4096 / 1e6,
+            med(per_cpu(v, r) for r in rounds) * 4096 / 1e6, sys.argv[2]))
 EOF
 } >"$OUT"

@@ -132,9 +132,9 @@ fio_randwrite() {
 		--output-format=json --output="$tmp/fio.json"
 }
 
-# fio's CPU less what the process spends starting (about 0.15 CPU-second here, on
-# any size: its clock calibration, its option tables), measured once on 4 KiB
-# (fio_start); its JSON's usr_cpu and sys_cpu leave out the io_uring workers.
+# fio's CPU less what the process spends starting (0.15-0.25 CPU-second here, on
+# any size), measured on 4 KiB (fio_start). Its JSON's usr_cpu and sys_cpu are
+# not used: on tmpfs they said 0.10 CPU-second where perf stat counted 0.34.
 run_fio() {
 	local j=$tmp/fio.json
 	fio_randwrite $LENGTH

@@ -28,10 +28,11 @@
 # CPU-second, steadier on a loaded machine: each process's user and system
 # time, its io_uring workers' included (getrusage of the children), less
 # fio's start-up (the median of three 4 KiB runs; guac's few milliseconds are
-# left in). The kernel threads of a loop device count for neither. Prints a line per
-# round and a Markdown summary (to OUT if given): medians, ranges, the median
-# of the rounds' guac/fio ratios, every figure with the CPU it was measured
-# on. Several GUAC binaries (GUAC="new old") each get their rows in every
+# left in). The kernel threads of a loop device count for neither.
+#
+# Prints a line per measurement and a Markdown summary (to OUT if given):
+# every round's figure, the medians, the median of the rounds' guac/fio
+# ratios, with the CPU they were measured on. Several GUAC binaries (GUAC="new old") each get their rows in every
 # round: a before/after under the same load. Needs root (mount, losetup) and
 # fio. Exits non-zero if any command fails; the mount, loop device and image
 # are removed whatever happens. Not a test: nothing is asserted.

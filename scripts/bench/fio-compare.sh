@@ -32,10 +32,11 @@
 #
 # Prints a line per measurement and a Markdown summary (to OUT if given):
 # every round's figure, the medians, the median of the rounds' guac/fio
-# ratios, with the CPU they were measured on. Several GUAC binaries (GUAC="new old") each get their rows in every
-# round: a before/after under the same load. Needs root (mount, losetup) and
-# fio. Exits non-zero if any command fails; the mount, loop device and image
-# are removed whatever happens. Not a test: nothing is asserted.
+# ratios, with the CPU they were measured on. Several GUAC binaries (GUAC="new
+# old") each get their rows in every round: a before/after under the same
+# load. Needs root (mount, losetup) and fio. Exits non-zero if any command
+# fails; the mount, loop device and image are removed whatever happens. Not a
+# test: nothing is asserted.
 #
 #   scripts/bench/fio-compare.sh tmpfs
 #   ROUNDS=3 LENGTH_MIB=256 scripts/bench/fio-compare.sh loop out.md

@@ -28,7 +28,9 @@
 # CPU-second, steadier on a loaded machine: each process's user and system
 # time, its io_uring workers' included (getrusage of the children), less
 # fio's start-up (the median of three 4 KiB runs; guac's few milliseconds are
-# left in). The kernel threads of a loop device count for neither.
+# left in). The kernel threads of a loop device count for neither. Only
+# lengths whose runs take far more than that start-up (the default 256 MiB)
+# give CPU figures worth comparing.
 #
 # Prints a line per measurement and a Markdown summary (to OUT if given):
 # every round's figure, the medians, the median of the rounds' guac/fio

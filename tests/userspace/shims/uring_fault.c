@@ -14,6 +14,8 @@
  *                       writer must submit again
  *   URING_SLOW_NS=N     every submit first sleeps N nanoseconds
  *   URING_LOG=FILE      each write's "OFF LEN" appended to FILE
+ *   URING_BATCH_LOG=FILE  each submit's number of writes appended to FILE
+ *                       (a line a submit that has any)
  *
  * and on io_uring_queue_init, for the fallback to pwrite:
  *
@@ -39,13 +41,14 @@ static long long env_ll(const char *name)
 	return v && *v ? atoll(v) : -1;
 }
 
-static void fault_sqe(struct io_uring_sqe *sqe, FILE *log)
+/* Returns whether @sqe is a write. */
+static int fault_sqe(struct io_uring_sqe *sqe, FILE *log)
 {
 	static int full = -1;
 	long long fail = env_ll("URING_FAIL_AT"), cut = env_ll("URING_SHORT_AT");
 
 	if (sqe->opcode != IORING_OP_WRITE)
-		return;
+		return 0;
 	if (log)
 		fprintf(log, "%llu %u\n", (unsigned long long)sqe->off, sqe->len);
 	if (fail >= 0 && sqe->off == (unsigned long long)fail) {
@@ -56,6 +59,7 @@ static void fault_sqe(struct io_uring_sqe *sqe, FILE *log)
 	}
 	if (cut >= 0 && sqe->off == (unsigned long long)cut && sqe->len >= 8192)
 		sqe->len = sqe->len / 2 / 4096 * 4096;
+	return 1;
 }
 
 int io_uring_submit(struct io_uring *ring)
@@ -63,14 +67,18 @@ int io_uring_submit(struct io_uring *ring)
 	int (*real)(struct io_uring *) = (int (*)(struct io_uring *))dlsym(RTLD_NEXT,
 									   "io_uring_submit");
 	long long ns = env_ll("URING_SLOW_NS");
-	const char *path = getenv("URING_LOG");
-	FILE *log = path ? fopen(path, "a") : NULL;
-	unsigned int i;
+	const char *path = getenv("URING_LOG"), *batch_path = getenv("URING_BATCH_LOG");
+	FILE *log = path ? fopen(path, "a") : NULL, *batch_log;
+	unsigned int i, writes = 0;
 
 	for (i = ring->sq.sqe_head; i != ring->sq.sqe_tail; i++)
-		fault_sqe(&ring->sq.sqes[i & ring->sq.ring_mask], log);
+		writes += fault_sqe(&ring->sq.sqes[i & ring->sq.ring_mask], log);
 	if (log)
 		fclose(log);
+	if (batch_path && writes && (batch_log = fopen(batch_path, "a"))) {
+		fprintf(batch_log, "%u\n", writes);
+		fclose(batch_log);
+	}
 	if (ns > 0) {
 		struct timespec d = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
 

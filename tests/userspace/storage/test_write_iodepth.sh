@@ -11,6 +11,7 @@
 # sends it to /dev/full: ENOSPC, while the writes queued after it succeed)
 # ends the job with only the contiguous prefix before it recorded done, which
 # verify finds matching and --resume completes; a short write is finished;
+# the writes queued in one turn go in one submit (the shim counts them);
 # Ctrl-C stops with exit 130 and a manifest that resumes. Bad input is
 # refused, nothing written. TAP output.
 set -u
@@ -156,6 +157,18 @@ shim() {
 shim --iodepth 8
 check "io_uring really writes: the shim saw all 64 writes of --iodepth 8" \
 	"[ \$(wc -l <'$log') -eq 64 ] && cmp -s '$tmp/ref' '$f'"
+# Batched submits: the writes queued in one turn go in one io_uring_submit (the
+# first turn fills the queue: 8 writes); under --rate each goes at its turn.
+batch=$tmp/batch
+rm -f "$batch"
+URING_BATCH_LOG=$batch shim --iodepth 8
+check "one submit for the writes queued together: the first hands the kernel all 8 ($(head -1 "$batch" 2>/dev/null))" \
+	"[ \"\$(head -1 '$batch')\" = 8 ] && [ \$(awk '{ n += \$1 } END { print n }' '$batch') -eq 64 ] &&
+	 cmp -s '$tmp/ref' '$f'"
+rm -f "$batch"
+URING_BATCH_LOG=$batch shim --iodepth 8 --rate 64M
+check "... under --rate one write a submit, at its turn (64 submits of 1)" \
+	"[ \$(grep -c '^1\$' '$batch') -eq 64 ] && [ \$(wc -l <'$batch') -eq 64 ] && cmp -s '$tmp/ref' '$f'"
 shim --iodepth 1
 check "control: --iodepth 1 writes with pwrite (the shim saw no io_uring write)" \
 	"[ ! -s '$log' ] && cmp -s '$tmp/ref' '$f'"

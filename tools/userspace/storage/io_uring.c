@@ -15,6 +15,11 @@
  * ENOSPC for a write that made no progress, error_pos where it stopped),
  * after the writes still in flight are reaped: their buffers are the
  * kernel's until then. A stop does the same without an error.
+ *
+ * The writes queued in one turn of the loop go to the kernel in one
+ * io_uring_submit (one system call, not one a write: where a write
+ * completes inline, as on tmpfs, the call is most of its cost); under a
+ * rate limit each goes at its turn instead, as the limit means.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +47,8 @@ struct guac_uring_job {
 	unsigned int depth;
 	unsigned int head, count;	/* the oldest slot not retired, and slots not retired */
 	unsigned int inflight;		/* slots the kernel holds */
+	unsigned int *queued;		/* slots prepared for the next submit, in SQ order */
+	unsigned int nqueued;
 	uint64_t next;			/* the next position to produce */
 	bool halt;			/* a failure or a stop: submit nothing new */
 	bool ended;			/* done is final (a failure was recorded) */
@@ -67,12 +74,40 @@ int guac_io_uring_probe(unsigned int depth)
 	return write_op ? 0 : EOPNOTSUPP;
 }
 
-/* Hand the rest of @s to the kernel; false (the slot failed) if it cannot be. */
+/*
+ * Submit the queued writes. A submit that fails leaves what it did not take
+ * in the queue, so no later submit may run: those slots fail with its errno.
+ */
+static void guac_uring_flush(struct guac_uring_job *u)
+{
+	unsigned int sent = 0;
+	int n = 0;
+
+	while (sent < u->nqueued) {
+		n = io_uring_submit(&u->ring);
+		if (n == -EINTR || n == -EAGAIN)
+			continue;
+		if (n <= 0)
+			break;
+		sent += (unsigned int)n;
+	}
+	u->inflight += sent;
+	if (sent < u->nqueued) {
+		u->broken = n < 0 ? -n : EBUSY;	/* 0 taken: cannot be, the queue holds them */
+		for (; sent < u->nqueued; sent++) {
+			u->slot[u->queued[sent]].state = GUAC_URING_FAILED;
+			u->slot[u->queued[sent]].err = u->broken;
+		}
+		u->halt = true;
+	}
+	u->nqueued = 0;
+}
+
+/* Queue the rest of @s for the next submit; false (the slot failed) if it cannot be. */
 static bool guac_uring_queue(struct guac_uring_job *u, struct guac_uring_slot *s)
 {
 	const struct guac_io *io = u->job->io;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-	int n;
 
 	if (u->broken) {
 		s->state = GUAC_URING_FAILED;
@@ -80,7 +115,8 @@ static bool guac_uring_queue(struct guac_uring_job *u, struct guac_uring_slot *s
 		return false;
 	}
 	if (!sqe) {
-		s->state = GUAC_URING_FAILED;	/* cannot be: the queue is emptied at each submit */
+		/* Cannot be: the queue holds depth entries, a slot takes one at a time. */
+		s->state = GUAC_URING_FAILED;
 		s->err = EBUSY;
 		return false;
 	}
@@ -88,16 +124,8 @@ static bool guac_uring_queue(struct guac_uring_job *u, struct guac_uring_slot *s
 			    io->base + s->at + s->sent);
 	io_uring_sqe_set_data64(sqe, (uint64_t)(s - u->slot));
 	s->state = GUAC_URING_FLIGHT;
-	u->inflight++;
-	while ((n = io_uring_submit(&u->ring)) == -EINTR || n == -EAGAIN)
-		;
-	if (n >= 0)
-		return true;
-	/* Not submitted; it stays in the queue, so no later submit may run. */
-	s->state = GUAC_URING_FAILED;
-	s->err = u->broken = -n;
-	u->inflight--;
-	return false;
+	u->queued[u->nqueued++] = (unsigned int)(s - u->slot);
+	return true;
 }
 
 /*
@@ -124,6 +152,8 @@ static void guac_uring_submit_next(struct guac_uring_job *u)
 	u->next += s->len;
 	if (!guac_uring_queue(u, s))
 		u->halt = true;
+	else if (io->rate)
+		guac_uring_flush(u);
 }
 
 /* A completion: the slot is done, failed, or goes on with the rest of a short write. */
@@ -215,6 +245,8 @@ static void guac_uring_loop(struct guac_uring_job *u)
 			u->halt = true;
 		while (!u->halt && u->count < u->depth && u->next < job->end)
 			guac_uring_submit_next(u);
+		/* The retried rest of short writes too: queued by the last reap. */
+		guac_uring_flush(u);
 		if (!u->inflight)
 			break;
 		more = !u->halt && u->count < u->depth && u->next < job->end;
@@ -248,18 +280,20 @@ int guac_io_uring_write(struct guac_io_job *job)
 	if (err)
 		return err;
 	u.slot = calloc(u.depth, sizeof(*u.slot));
+	u.queued = calloc(u.depth, sizeof(*u.queued));
 	for (i = 0; u.slot && i < u.depth; i++) {
 		u.slot[i].buf = guac_try_alloc(io->bs);
 		if (!u.slot[i].buf)
 			break;
 	}
-	if (u.slot && i == u.depth)
+	if (u.slot && u.queued && i == u.depth)
 		guac_uring_loop(&u);
 	else
 		err = ENOMEM;
 	for (i = 0; u.slot && i < u.depth; i++)
 		free(u.slot[i].buf);
 	free(u.slot);
+	free(u.queued);
 	io_uring_queue_exit(&u.ring);
 	return err;
 }

@@ -950,6 +950,19 @@ static void mf_print_places(FILE *f, const struct guac_manifest *m, unsigned int
 	fputs(m->nverify_bad ? "\n  ]" : "]", f);
 }
 
+/* "workload" (version 8): the pattern, a random one's order, the queue depth above 1. */
+static void mf_print_workload(FILE *f, const struct guac_manifest *m)
+{
+	if (m->random)
+		fprintf(f, ",\n  \"workload\": {\"pattern\": \"random\", \"seed\": %" PRIu64
+			", \"passes\": %u, \"pass\": %u, \"pass_stride\": %" PRIu64, m->seed,
+			m->passes, m->pass, m->pass_stride);
+	else
+		fputs(",\n  \"workload\": {\"pattern\": \"sequential\"", f);
+	if (m->iodepth > 1)
+		fprintf(f, ", \"iodepth\": %u", m->iodepth);
+	fputc('}', f);
+}
 /*
  * The canonical text: every field but "checksum", exactly as guac writes
  * it. The checksum covers this, so it is re-made from the decoded fields on
@@ -1025,17 +1038,8 @@ static void mf_print_fields(FILE *f, const struct guac_manifest *m, unsigned int
 	} else {
 		fputs("null", f);
 	}
-	if (version < 8)
-		return;
-	if (m->random)
-		fprintf(f, ",\n  \"workload\": {\"pattern\": \"random\", \"seed\": %" PRIu64
-			", \"passes\": %u, \"pass\": %u, \"pass_stride\": %" PRIu64, m->seed,
-			m->passes, m->pass, m->pass_stride);
-	else
-		fputs(",\n  \"workload\": {\"pattern\": \"sequential\"", f);
-	if (m->iodepth > 1)
-		fprintf(f, ", \"iodepth\": %u", m->iodepth);
-	fputc('}', f);
+	if (version >= 8)
+		mf_print_workload(f, m);
 }
 
 /* "sha256:" and the hex SHA-256 of the canonical text; false after a message. */

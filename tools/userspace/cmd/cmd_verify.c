@@ -168,20 +168,6 @@ static const char verify_rate_help[] =
 	"is 50 MiB/s); the retries of a failed read and the diagnosis's searches not "
 	"counted; at least one --bs block an hour; default: no limit";
 
-static bool verify_opt_rate(const struct guac_option *opt, const char *arg)
-{
-	uint64_t *rate = opt->value;
-
-	if (!guac_parse_u64("rate", arg, rate))
-		return false;
-	if (!*rate) {
-		guac_err("invalid --rate 0: expected bytes a second over all jobs, at least one "
-			 "--bs block an hour (leave --rate out for no limit)");
-		return false;
-	}
-	return true;
-}
-
 static bool verify_opt_origins(const struct guac_option *opt, const char *arg)
 {
 	return verify_parse_origins(opt->value, arg);
@@ -264,7 +250,7 @@ static int verify_parse_table(struct verify_options *o, int argc, char **argv)
 		GUAC_OPT_CALLBACK(0, "max-errors", &req->max_errors, "N",
 				  "stop at N bad or unreadable sectors (default: never)",
 				  verify_opt_max_errors),
-		GUAC_OPT_CALLBACK(0, "rate", &req->rate, "RATE", verify_rate_help, verify_opt_rate),
+		GUAC_OPT_CALLBACK(0, "rate", &req->rate, "RATE", verify_rate_help, guac_opt_rate),
 		GUAC_OPT_CALLBACK(0, "origins", req, "LIST",
 				  "origins of earlier fills the manifest does not name (comma-separated; "
 				  "A-B for a range): a bad sector holding one's data is STALE_ORIGIN, "
@@ -456,19 +442,6 @@ static bool verify_memory_fits(const struct verify_run *run)
 	return false;
 }
 
-/* --rate against the plan's --bs (the manifest's, or the default): a block within the hour. */
-static bool verify_rate_fits(const struct verify_run *run)
-{
-	uint64_t least = run->bs / 3600 + (run->bs % 3600 != 0);
-
-	if (!run->req.rate || run->req.rate >= least)
-		return true;
-	guac_err("invalid --rate %" PRIu64 ": less than one --bs block (%" PRIu64 " bytes) an "
-		 "hour, each read would wait longer; give at least --rate %" PRIu64 ", or a "
-		 "smaller --bs", run->req.rate, run->bs, least);
-	return false;
-}
-
 /*
  * With a manifest: whether SOURCE is its recorded target (else the check is
  * not recorded, and cannot resume), and the record a --resume continues.
@@ -534,7 +507,7 @@ static bool verify_plan_opened(struct verify_run *run)
 	 * Two buffers of --bs a reader (the block checked and the next one read),
 	 * touched no further than its part: not past the machine's memory.
 	 */
-	return verify_memory_fits(run) && verify_rate_fits(run);
+	return verify_memory_fits(run) && guac_rate_fits(run->req.rate, run->bs, "read", "");
 }
 
 int guac_verify_prepare(struct verify_run *run, struct guac_manifest *manifest,

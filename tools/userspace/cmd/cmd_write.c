@@ -138,12 +138,12 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 				  guac_opt_jobs),
 		GUAC_OPT_FLAG(0, "sync", &a->fill.sync,
 			      "O_DSYNC: every write is durable when it returns"),
-		GUAC_OPT_U64_GIVEN(0, "rate", &a->fill.rate, "RATE",
-				   "write at most RATE bytes a second over all jobs together (as fio's "
-				   "rate=; 50M is 50 MiB/s), each --bs block waiting its turn; "
-				   "--verify-backlog's reads not counted; at least one --bs block an "
-				   "hour; default: no limit. Not recorded: a resume may give another",
-				   &a->rate_given),
+		GUAC_OPT_CALLBACK(0, "rate", &a->fill.rate, "RATE",
+				  "write at most RATE bytes a second over all jobs together (as fio's "
+				  "rate=; 50M is 50 MiB/s), each --bs block waiting its turn; "
+				  "--verify-backlog's reads not counted; at least one --bs block an "
+				  "hour; default: no limit. Not recorded: a resume may give another",
+				  guac_opt_rate),
 		GUAC_OPT_U64(0, "iodepth", &a->iodepth, "N",
 			     "writes in flight a job, 1 to 256: 1 (default) one pwrite at a time, "
 			     "the next block generated meanwhile; more through io_uring, each with "
@@ -656,17 +656,6 @@ static bool write_parse_backlog(struct write_args *a)
 	return true;
 }
 
-/* --rate: a limit, not zero (the bound by --bs waits for the plan's block size). */
-static bool write_parse_rate(const struct write_args *a)
-{
-	if (a->rate_given && !a->fill.rate) {
-		guac_err("invalid --rate 0: expected bytes a second over all jobs, at least one "
-			 "--bs block an hour (leave --rate out for no limit)");
-		return false;
-	}
-	return true;
-}
-
 /*
  * --iodepth, and GUAC_IO_URING (off: pwrite whatever the depth, for tests
  * of the fallback; auto or unset: io_uring where it works); false after a
@@ -725,8 +714,7 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_rate(a) ||
-	    !write_parse_iodepth(a))
+	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_iodepth(a))
 		return GUAC_EXIT_ERROR;
 	if (!write_host(a, a->host, sizeof(a->host)) || !write_run(a, a->run, sizeof(a->run)) ||
 	    !write_checkpoint_seconds(&a->fill.checkpoint_seconds))
@@ -994,22 +982,6 @@ static void write_say(const struct guac_fill *f, enum guac_fill_reason reason)
 }
 
 /*
- * --rate against the plan's block size (a resume's may be the recorded one):
- * a block must get its turn within the hour. False after a message.
- */
-static bool write_rate_fits(const struct guac_fill_options *o, const struct guac_fill_shape *sh)
-{
-	uint64_t least = sh->block_size / 3600 + (sh->block_size % 3600 != 0);
-
-	if (!o->rate || o->rate >= least)
-		return true;
-	guac_err("invalid --rate %" PRIu64 ": less than one --bs block (%" PRIu64 " bytes) an hour, "
-		 "each write would wait longer; give at least --rate %" PRIu64 ", or a smaller "
-		 "--bs; nothing written", o->rate, sh->block_size, least);
-	return false;
-}
-
-/*
  * The queue depth the jobs get: --iodepth's through io_uring where it can
  * write, else pwrite, said once. Never a reason not to fill.
  */
@@ -1040,7 +1012,7 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 		write_say(f, reason);
 		return GUAC_EXIT_ERROR;
 	}
-	if (!write_rate_fits(o, sh))
+	if (!guac_rate_fits(o->rate, sh->block_size, "write", "; nothing written"))
 		return GUAC_EXIT_ERROR;
 	if (a->dry_run)
 		write_target_plan(&(struct write_plan){ o->target, o->manifest,

@@ -25,7 +25,6 @@ struct write_args {
 	const char *pattern_arg;	/* --pattern: checked after the table */
 	uint64_t passes;		/* --passes: checked after the table */
 	bool passes_given, seed_given;
-	bool rate_given;		/* --rate: 0 refused, checked against --bs after the plan */
 	const char *backlog_on_error_arg;	/* --verify-backlog-on-error: checked after the table */
 	uint64_t iodepth;		/* --iodepth: checked after the table */
 	bool uring_off;			/* GUAC_IO_URING=off: pwrite whatever the depth */

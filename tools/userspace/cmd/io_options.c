@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* The options guac write and guac verify share (io_options.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,4 +124,30 @@ const char *guac_rate_limit_str(char *buf, size_t size, uint64_t rate)
 	}
 	snprintf(buf, size, "%s (%s/s)", guac_fmt_rate(mb, sizeof(mb), (double)rate), binary);
 	return buf;
+}
+
+bool guac_opt_rate(const struct guac_option *opt, const char *arg)
+{
+	uint64_t *rate = opt->value;
+
+	if (!guac_parse_u64("rate", arg, rate))
+		return false;
+	if (!*rate) {
+		guac_err("invalid --rate 0: expected bytes a second over all jobs, at least one "
+			 "--bs block an hour (leave --rate out for no limit)");
+		return false;
+	}
+	return true;
+}
+
+bool guac_rate_fits(uint64_t rate, uint64_t bs, const char *op, const char *tail)
+{
+	uint64_t least = bs / 3600 + (bs % 3600 != 0);
+
+	if (!rate || rate >= least)
+		return true;
+	guac_err("invalid --rate %" PRIu64 ": less than one --bs block (%" PRIu64 " bytes) an hour, "
+		 "each %s would wait longer; give at least --rate %" PRIu64 ", or a smaller --bs%s",
+		 rate, bs, op, least, tail);
+	return false;
 }

@@ -31,6 +31,16 @@ bool guac_opt_progress_interval(const struct guac_option *opt, const char *arg);
  */
 const char *guac_rate_limit_str(char *buf, size_t size, uint64_t rate);
 
+/* --rate (write and verify): bytes a second, 0 refused (leave --rate out for no limit). */
+bool guac_opt_rate(const struct guac_option *opt, const char *arg);
+
+/*
+ * --rate @rate against the plan's block size @bs: a block must get its turn
+ * within the hour. False after a message naming @op ("write", "read") and
+ * ending with @tail.
+ */
+bool guac_rate_fits(uint64_t rate, uint64_t bs, const char *op, const char *tail);
+
 /* Why guac_target_open() refused @t, in the options' words (none when it said so itself). */
 void guac_target_say_refusal(const struct guac_target *t);
 

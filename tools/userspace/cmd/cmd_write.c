@@ -377,15 +377,15 @@ static void write_report_mismatch(const struct write_outcome *o)
 		printf("; the fill stopped there (--verify-backlog-on-error stop)\n");
 }
 
-/* How the jobs wrote: through io_uring with a queue depth, or one pwrite at a time. */
-static const char *write_engine_name(const struct guac_io *io)
+/* How the jobs write at @depth: through io_uring with a queue depth, or one pwrite at a time. */
+static const char *write_engine_name(unsigned int depth)
 {
-	return io->iodepth > 1 ? "io_uring" : "pwrite";
+	return depth > 1 ? "io_uring" : "pwrite";
 }
 
-static unsigned int write_depth(const struct guac_io *io)
+static unsigned int write_depth(unsigned int depth)
 {
-	return io->iodepth > 1 ? io->iodepth : 1;
+	return depth > 1 ? depth : 1;
 }
 
 /* Why io_uring did not write: GUAC_IO_URING=off (-1), or the errno of its setup. */
@@ -398,8 +398,8 @@ static const char *write_uring_why(int err)
 static const char *write_buffer_blocks(char *buf, size_t size, const struct guac_fill_options *o)
 {
 	if (o->iodepth > 2)
-		snprintf(buf, size, "%u blocks a job, one a write in flight (--iodepth %u)",
-			 (o->iodepth + 1) / 2 * 2, o->iodepth);
+		snprintf(buf, size, "%" PRIu64 " blocks a job, one a write in flight (--iodepth %u)",
+			 guac_fill_job_buffers(o), o->iodepth);
 	else
 		snprintf(buf, size, "%s blocks a job",
 			 o->verify_backlog ? "four, with --verify-backlog's two" : "two");
@@ -447,8 +447,9 @@ static void write_report_text(const struct write_outcome *o)
 	if (o->shard->count > 1)
 		printf(", shard %u/%u", o->shard->index, o->shard->count);
 	printf("; %s I/O, %u job%s, %s, queue depth %u, bs %" PRIu64 ", %u-byte sectors",
-	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s", write_engine_name(io),
-	       write_depth(io), o->sh->block_size, o->t->sector);
+	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s",
+	       write_engine_name(io->iodepth), write_depth(io->iodepth), o->sh->block_size,
+	       o->t->sector);
 	if (o->a->fill.rate)
 		printf(", rate limit %s", guac_rate_limit_str(limit, sizeof(limit), o->a->fill.rate));
 	printf("; %.3f s, %s\n", io->seconds, rate);
@@ -569,7 +570,8 @@ static void write_report_json(const struct write_outcome *o)
 	} else {
 		printf("null");
 	}
-	printf(",\"engine\":\"%s\",\"iodepth\":%u", write_engine_name(io), write_depth(io));
+	printf(",\"engine\":\"%s\",\"iodepth\":%u", write_engine_name(io->iodepth),
+	       write_depth(io->iodepth));
 	write_json_uring(o);
 	printf(",\"io_mode\":\"%s\",\"jobs\":%u,\"block_size\":%" PRIu64 ",\"sync\":%s"
 	       ",\"resumed_bytes\":%" PRIu64 ",\"bytes_written\":%" PRIu64
@@ -1022,8 +1024,8 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 			!(f->fixed & GUAC_FILL_FIXED_ORIGIN) && !f->resume_of }, &f->probe, f->resume_of);
 	write_engine(a, f);
 	if (a->dry_run)
-		printf("engine:   %s, queue depth %u a job\n", f->iodepth > 1 ? "io_uring" : "pwrite",
-		       f->iodepth > 1 ? f->iodepth : 1);
+		printf("engine:   %s, queue depth %u a job\n", write_engine_name(f->iodepth),
+		       write_depth(f->iodepth));
 	if (a->dry_run && sh->random)
 		printf("pattern:  random, seed %" PRIu64 "%s, %u pass%s of %" PRIu64 " blocks\n",
 		       sh->seed, f->fixed & GUAC_FILL_FIXED_SEED ? "" : " (drawn for this plan)",

@@ -228,6 +228,12 @@ static enum guac_fill_reason fill_plan_workload(struct guac_fill *f)
 	return GUAC_FILL_OK;
 }
 
+uint64_t guac_fill_job_buffers(const struct guac_fill_options *o)
+{
+	/* A read-back (verify_backlog) takes two blocks more a job: one read, one produced. */
+	return 2 * (o->verify_backlog ? 2 : 1) * (o->iodepth > 2 ? (o->iodepth + 1) / 2 : 1);
+}
+
 /*
  * Buffers: each job holds up to two blocks (the one written and the next
  * one generated), or with a queue depth one a write in flight, of which it
@@ -246,9 +252,7 @@ static enum guac_fill_reason fill_plan_memory(struct guac_fill *f)
 	/* A job touches no more of its buffers than its part: memory is taken as it is used. */
 	part = length / jobs + (length % jobs != 0);
 	f->refusal.jobs = jobs;
-	/* A read-back (verify_backlog) takes two blocks more a job: one read, one produced. */
-	if (!guac_buffers_fit(jobs * (f->o->verify_backlog ? 2 : 1) *
-			      (f->o->iodepth > 2 ? (f->o->iodepth + 1) / 2 : 1),
+	if (!guac_buffers_fit(jobs * guac_fill_job_buffers(f->o) / 2,
 			      part < f->shape.block_size ? part : f->shape.block_size,
 			      &f->refusal.need, &f->refusal.avail))
 		return fill_refuse(f, GUAC_FILL_BUFFERS_EXCEED_MEMORY);

@@ -239,6 +239,13 @@ struct guac_fill {
  * (f->refusal's numbers). Nothing is created or written, except an empty
  * probe file beside a missing target, removed at once.
  */
+/*
+ * The --bs buffers a job of @o holds, as the plan's memory check counts
+ * them (in pairs): two, twice as many with a read-back, and with a queue
+ * depth above 2 as many pairs as half the depth, rounded up.
+ */
+uint64_t guac_fill_job_buffers(const struct guac_fill_options *o);
+
 enum guac_fill_reason guac_fill_plan(struct guac_fill *f, const struct guac_fill_options *o);
 
 /*

@@ -30,6 +30,7 @@
 #include "shard.h"
 #include "shard_env.h"
 #include "util.h"
+#include "verify_crash.h"
 #include "verify_run.h"
 
 static const char verify_synopsis[] =
@@ -73,6 +74,10 @@ struct verify_options {
 	bool offset_given, origin_given, seek_given, skip_given, length_given, bs_given;
 	bool json;
 	struct guac_progress progress;	/* its mode and interval */
+	/* --after-crash (verify_crash.c): its own check, and what it takes. */
+	bool after_crash, prior_given, sector_given;
+	const char *journal;
+	uint64_t prior_origin;
 };
 
 struct verify_options *guac_verify_options_new(void)
@@ -258,6 +263,19 @@ static int verify_parse_table(struct verify_options *o, int argc, char **argv)
 		GUAC_OPT_STRING(0, "bad-list", &req->bad_list_path, "FILE",
 				"write every bad range, one per line, split where the class changes: "
 				"KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS"),
+		GUAC_OPT_FLAG(0, "after-crash", &o->after_crash,
+			      "check a guac write --crash-safe fill after a crash or power loss, "
+			      "from its journal alone: every flushed write there, nothing torn "
+			      "within a --sector, no write there that was never issued "
+			      "(docs/crash-safety.md)"),
+		GUAC_OPT_STRING(0, "journal", &o->journal, "PATH",
+				"--after-crash: the journal guac write --crash-safe --journal PATH "
+				"kept (default: SOURCE's last 16 KiB)"),
+		GUAC_OPT_U64_GIVEN(0, "prior-origin", &o->prior_origin, "BLOCK",
+				   "--after-crash: SOURCE held this origin's stream (an earlier "
+				   "fill at the same place) before the fill: what a write not yet "
+				   "flushed may have left is then checked too",
+				   &o->prior_given),
 		GUAC_OPT_FLAG(0, "json", &o->json,
 			      "print a JSON summary on standard output instead of text"),
 		GUAC_OPT_CALLBACK(0, "progress", &o->progress.mode, "MODE",
@@ -342,6 +360,45 @@ static bool verify_shard_and_source(struct verify_options *o, int n, char **argv
 	return true;
 }
 
+/*
+ * --after-crash takes the fill from the journal: none of the options that
+ * describe one or a check of a manifest's. GUAC_PARSE_AFTER_CRASH, or an
+ * exit status after a message.
+ */
+static int verify_parse_after_crash(struct verify_options *o, int n, char **argv)
+{
+	const struct verify_request *req = &o->req;
+	const char *bad = o->offset_given ? "--offset" : o->length_given ? "--length" :
+			  o->origin_given ? "--origin" : o->seek_given ? "--seek" :
+			  o->skip_given ? "--skip" : req->manifest_path ? "--manifest" :
+			  req->resume ? "--resume" : o->shard_arg || o->shards_arg ? "--shard" :
+			  req->nnamed_origins || req->norigin_ranges ? "--origins" :
+			  req->bad_list_path ? "--bad-list" : o->json ? "--json" :
+			  req->max_errors ? "--max-errors" : req->rate ? "--rate" : NULL;
+
+	if (!o->after_crash) {
+		guac_err("%s is for --after-crash: give --after-crash too",
+			 o->journal ? "--journal" : "--prior-origin");
+		return GUAC_EXIT_ERROR;
+	}
+	if (bad) {
+		guac_err("--after-crash takes the fill from its journal: not with %s", bad);
+		return GUAC_EXIT_ERROR;
+	}
+	if (n != 1) {
+		guac_err(n ? "unexpected argument '%s' after SOURCE" :
+			 "missing SOURCE (the file or block device the crash-safe fill wrote)%s",
+			 n ? argv[1] : "");
+		return GUAC_EXIT_ERROR;
+	}
+	if (!strcmp(argv[0], "-")) {
+		guac_err("--after-crash reads a file or a block device, not standard input");
+		return GUAC_EXIT_ERROR;
+	}
+	o->req.path = argv[0];
+	return verify_take_impl(o) ? GUAC_PARSE_AFTER_CRASH : GUAC_EXIT_ERROR;
+}
+
 int guac_verify_parse(int argc, char **argv, struct verify_options *o, struct verify_request *req)
 {
 	int n;
@@ -354,6 +411,8 @@ int guac_verify_parse(int argc, char **argv, struct verify_options *o, struct ve
 	n = verify_parse_table(o, argc, argv);
 	if (n < 0)
 		return n == GUAC_PARSE_DONE ? GUAC_PARSE_DONE : GUAC_EXIT_ERROR;
+	if (o->after_crash || o->journal || o->prior_given)
+		return verify_parse_after_crash(o, n, argv);
 	if (!verify_take_impl(o) || !verify_options_agree(o) ||
 	    !verify_shard_and_source(o, n, argv))
 		return GUAC_EXIT_ERROR;
@@ -612,6 +671,13 @@ int guac_cmd_verify(int argc, char **argv)
 		goto out;
 	}
 	ret = guac_verify_parse(argc, argv, o, &req);
+	if (ret == GUAC_PARSE_AFTER_CRASH) {
+		ret = guac_verify_after_crash(&(struct verify_crash_args){
+			.path = o->req.path, .journal = o->journal, .prior_given = o->prior_given,
+			.prior_origin = o->prior_origin, .sector = o->req.sector,
+			.direct = o->req.direct, .impl = o->req.impl });
+		goto out;
+	}
 	if (ret) {
 		ret = ret == GUAC_PARSE_DONE ? GUAC_EXIT_OK : ret;
 		goto out;

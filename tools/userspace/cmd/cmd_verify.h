@@ -18,10 +18,13 @@ struct verify_options;
 /* A zeroed one, to free(); NULL when out of memory. */
 struct verify_options *guac_verify_options_new(void);
 
+/* guac_verify_parse(): the --after-crash check (verify_crash.h) was asked for. */
+#define GUAC_PARSE_AFTER_CRASH (-3)
+
 /*
  * Parse guac verify's command line into @o and the request @req storage
- * takes: GUAC_EXIT_OK, GUAC_PARSE_DONE after --help or --version, or an exit
- * status after a message.
+ * takes: GUAC_EXIT_OK, GUAC_PARSE_DONE after --help or --version,
+ * GUAC_PARSE_AFTER_CRASH, or an exit status after a message.
  */
 int guac_verify_parse(int argc, char **argv, struct verify_options *o, struct verify_request *req);
 

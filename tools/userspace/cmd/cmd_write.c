@@ -158,8 +158,8 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 static int write_parse_options(struct write_args *a, int argc, char **argv)
 {
 	char impl_help[128];
-	struct guac_option opts[WRITE_RANGE_OPTIONS + 21];
-	const struct guac_option rest[21] = {
+	struct guac_option opts[WRITE_RANGE_OPTIONS + 25];
+	const struct guac_option rest[25] = {
 		GUAC_OPT_STRING(0, "pattern", &a->pattern_arg, "NAME",
 				"sequential (default: each job writes its part in address order) or "
 				"random: every --bs block once a pass, in a seeded random order; the "
@@ -179,6 +179,24 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_STRING(0, "verify-backlog-on-error", &a->backlog_on_error_arg, "WHAT",
 				"stop (default: the fill stops at the first block read back wrong, "
 				"exit 1) or continue (the fill goes on, mismatches counted, exit 1)"),
+		GUAC_OPT_FLAG(0, "crash-safe", &a->fill.crash_safe,
+			      "power-loss validation (docs/crash-safety.md): keep a 16 KiB journal, "
+			      "synced after an fdatasync of TARGET at each flush, from which `guac "
+			      "verify --after-crash` tells what every sector may hold after a crash; "
+			      "not with --resume or --shard, at most 128 jobs"),
+		GUAC_OPT_STRING(0, "journal", &a->fill.journal, "PATH",
+				"--crash-safe: keep the journal in PATH (a file, created if missing, "
+				"or a block device; not TARGET) instead of TARGET's last 16 KiB (a "
+				"device's, which the default length leaves out; a file's, after the "
+				"fill)"),
+		GUAC_OPT_CALLBACK_GIVEN(0, "flush-interval", &a->fill.flush_interval, "SECONDS",
+					"--crash-safe: at most SECONDS between flushes (default 1), "
+					"and one whenever a job reaches --crash-window",
+					guac_opt_flush_interval, &a->flush_interval_given),
+		GUAC_OPT_U64_GIVEN(0, "crash-window", &a->crash_window, "N",
+				   "--crash-safe: --bs blocks a job may write past the last flush "
+				   "(1 to 1048576, default 64): what may be old or new after a crash",
+				   &a->crash_window_given),
 		GUAC_OPT_STRING('m', "manifest", &a->fill.manifest, "FILE",
 				"record the write (docs/manifest.md); an existing manifest of another "
 				"stream range moves into its history; not TARGET itself"),
@@ -306,6 +324,7 @@ static int write_exit_status(enum guac_fill_end end)
 	case GUAC_FILL_COMPLETE:
 		return GUAC_EXIT_OK;
 	case GUAC_FILL_IO_ERROR:
+	case GUAC_FILL_JOURNAL_FAILED:
 		return GUAC_EXIT_IO;	/* the target's I/O, not this machine's memory or limits */
 	case GUAC_FILL_BAD_DATA:
 		return GUAC_EXIT_FAIL;	/* as guac verify's for bad data */
@@ -357,6 +376,24 @@ static void write_report_random(const struct write_outcome *o)
 			printf("  job %u: steps %" PRIu64 "-%" PRIu64 " of the pass, %" PRIu64
 			       " durable\n", i, j->start / bs, j->end / bs - 1, d / bs);
 	}
+}
+
+/* --crash-safe: where the journal is, what it holds, and how to check after a crash. */
+static void write_report_journal(const struct write_outcome *o)
+{
+	const struct guac_fill_options *fo = &o->a->fill;
+	const struct guac_fill_outcome *out = o->out;
+
+	if (!fo->crash_safe)
+		return;
+	if (out->journal_err)
+		printf("FAILED: the crash-safe journal: %s: the fill stopped there\n",
+		       strerror(out->journal_err));
+	printf("crash-safe: %" PRIu64 " journal record%s at byte %" PRIu64 " of '%s'%s; after "
+	       "a crash: guac verify --after-crash%s%s %s\n", out->journal_records,
+	       out->journal_records == 1 ? "" : "s", o->f->journal_at,
+	       fo->journal ? fo->journal : fo->target, fo->journal ? "" : " (the target's end)",
+	       fo->journal ? " --journal " : "", fo->journal ? fo->journal : "", fo->target);
 }
 
 /* --verify-backlog's FAILED line: the first block read back wrong, and what followed. */
@@ -459,6 +496,7 @@ static void write_report_text(const struct write_outcome *o)
 		       out->mismatches, out->mismatches == 1 ? "" : "es",
 		       io->backlog_direct ? "O_DIRECT" : "buffered (the page cache may answer)",
 		       o->a->fill.verify_backlog);
+	write_report_journal(o);
 	if (o->sh->random)
 		write_report_random(o);
 	else if (out->durable < out->total && out->durable_ok) {
@@ -606,6 +644,12 @@ static void write_report_json(const struct write_outcome *o)
 		printf(",\"mismatch_first_byte\":%" PRIu64 ",\"mismatch_last_byte\":%" PRIu64
 		       ",\"mismatch_byte\":%" PRIu64, out->mismatch_start,
 		       out->mismatch_start + out->mismatch_len - 1, out->mismatch_byte);
+	if (o->a->fill.crash_safe) {
+		write_json_text("journal", o->a->fill.journal ? o->a->fill.journal :
+					   o->a->fill.target);
+		printf(",\"journal_byte\":%" PRIu64 ",\"journal_records\":%" PRIu64,
+		       o->f->journal_at, out->journal_records);
+	}
 	write_json_text("manifest", o->a->fill.manifest);
 	printf(",\"manifest_saved\":%s", o->a->fill.manifest && out->saved ? "true" : "false");
 	write_json_text("started", m->started);
@@ -655,6 +699,29 @@ static bool write_parse_backlog(struct write_args *a)
 		return false;
 	}
 	a->fill.backlog_continue = w && !strcmp(w, "continue");
+	return true;
+}
+
+/* --crash-safe's options: its own, and only with it; false after a message. */
+static bool write_parse_crash_safe(struct write_args *a)
+{
+	const char *alone = a->fill.journal ? "--journal" : a->flush_interval_given ?
+			    "--flush-interval" : a->crash_window_given ? "--crash-window" : NULL;
+
+	if (!a->fill.crash_safe && alone) {
+		guac_err("%s is for a --crash-safe fill: give --crash-safe too", alone);
+		return false;
+	}
+	if (a->crash_window_given && (!a->crash_window || a->crash_window > GUAC_IO_MAX_BACKLOG)) {
+		guac_err("invalid --crash-window %" PRIu64 ": expected 1 to %u blocks",
+			 a->crash_window, GUAC_IO_MAX_BACKLOG);
+		return false;
+	}
+	if (a->fill.journal && !*a->fill.journal) {
+		guac_err("invalid --journal '': expected a file or block device");
+		return false;
+	}
+	a->fill.crash_window = (unsigned int)a->crash_window;
 	return true;
 }
 
@@ -716,7 +783,8 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 		guac_err("--resume needs --manifest (the fill to continue is recorded there)");
 		return GUAC_EXIT_ERROR;
 	}
-	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_iodepth(a))
+	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_iodepth(a) ||
+	    !write_parse_crash_safe(a))
 		return GUAC_EXIT_ERROR;
 	if (!write_host(a, a->host, sizeof(a->host)) || !write_run(a, a->run, sizeof(a->run)) ||
 	    !write_checkpoint_seconds(&a->fill.checkpoint_seconds))
@@ -725,6 +793,38 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 	a->fill.run = a->run;
 	a->fill.fixed = write_fixed(a);
 	return GUAC_EXIT_OK;
+}
+
+/* A refusal of --crash-safe's, worded with its options. */
+static void write_say_journal_refusal(const struct guac_fill *f, enum guac_fill_reason reason)
+{
+	const char *target = f->o->target;
+
+	if (reason == GUAC_FILL_CRASH_SAFE_RESUME)
+		guac_err("--crash-safe starts a fill: not with --resume (after a crash, check it "
+			 "with guac verify --after-crash); nothing written");
+	else if (reason == GUAC_FILL_CRASH_SAFE_SHARDED)
+		guac_err("--crash-safe keeps one journal for one writer: not with --shard; "
+			 "nothing written");
+	else if (reason == GUAC_FILL_CRASH_SAFE_JOBS)
+		guac_err("--crash-safe: at most %u --jobs (a journal record holds their parts), "
+			 "got %" PRIu64 "; nothing written", GUAC_JOURNAL_MAX_JOBS, f->shape.jobs);
+	else if (reason == GUAC_FILL_JOURNAL_IS_TARGET)
+		guac_err("--journal '%s' is the target: leave --journal out to keep the journal in "
+			 "its last 16 KiB; nothing written", f->o->journal);
+	else if (reason == GUAC_FILL_JOURNAL_NO_ROOM)
+		guac_err("--crash-safe keeps its journal in the last 16 KiB of '%s' (%" PRIu64
+			 " bytes): nothing is left for the fill after --seek %" PRIu64 " (or give "
+			 "--journal); nothing written", target, f->t.size, f->shape.seek);
+	else if (reason == GUAC_FILL_JOURNAL_OVERLAP)
+		guac_err("--crash-safe keeps its journal in device bytes %" PRIu64 "-%" PRIu64
+			 " of '%s': --seek %" PRIu64 " + --length %" PRIu64 " covers them (at most "
+			 "--length %" PRIu64 ", or give --journal); nothing written",
+			 f->refusal.start, f->refusal.end - 1, target, f->shape.seek,
+			 f->shape.length, f->refusal.start - f->shape.seek);
+	else if (reason == GUAC_FILL_JOURNAL_UNUSABLE)
+		guac_err("cannot open the journal '%s': %s; nothing written",
+			 f->o->journal ? f->o->journal : target, strerror(f->refusal.error));
 }
 
 /* A refusal of the range, worded with the options that set it. */
@@ -777,6 +877,8 @@ static void write_say_range(const struct guac_fill *f, enum guac_fill_reason rea
 	else if (reason == GUAC_FILL_NO_SEED)
 		guac_err("cannot draw a seed for --pattern random (getrandom: %s): give --seed",
 			 strerror(f->refusal.error));
+	else
+		write_say_journal_refusal(f, reason);
 }
 
 /* A refusal for the space the fill would take: memory, the largest file, free space. */

@@ -82,6 +82,20 @@ bool guac_opt_progress_interval(const struct guac_option *opt, const char *arg)
 	return true;
 }
 
+bool guac_opt_flush_interval(const struct guac_option *opt, const char *arg)
+{
+	double *seconds = opt->value;
+	char *end;
+
+	errno = 0;
+	*seconds = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*seconds >= 0.001 && *seconds <= 3600)) {
+		guac_err("invalid --flush-interval '%s': expected seconds, 0.001 to 3600", arg);
+		return false;
+	}
+	return true;
+}
+
 void guac_target_say_refusal(const struct guac_target *t)
 {
 	switch (t->refused) {

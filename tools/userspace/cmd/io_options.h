@@ -23,6 +23,8 @@ bool guac_opt_jobs(const struct guac_option *opt, const char *arg);
 bool guac_opt_progress(const struct guac_option *opt, const char *arg);
 /* --progress-interval: a double, seconds. */
 bool guac_opt_progress_interval(const struct guac_option *opt, const char *arg);
+/* --flush-interval: a double, seconds (write --crash-safe). */
+bool guac_opt_flush_interval(const struct guac_option *opt, const char *arg);
 
 /*
  * --rate's limit, for the reports: in decimal MB/s as a rate achieved is

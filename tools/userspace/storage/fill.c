@@ -228,6 +228,60 @@ static enum guac_fill_reason fill_plan_workload(struct guac_fill *f)
 	return GUAC_FILL_OK;
 }
 
+/* Whether @a and @b name one file or block device. */
+static bool fill_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return false;
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * A crash-safe fill's journal (journal.h): on a file or device of its own,
+ * or in the target, past the fill: a block device's last 16 KiB, which its
+ * default length leaves out; past a file's end and the fill's, 4 KiB
+ * aligned. One writer, from the start, with a part a job.
+ */
+static enum guac_fill_reason fill_plan_journal(struct guac_fill *f)
+{
+	const struct guac_fill_options *o = f->o;
+	struct guac_fill_shape *sh = &f->shape;
+	uint64_t end;
+
+	if (!o->crash_safe)
+		return GUAC_FILL_OK;
+	if (o->resume)
+		return fill_refuse(f, GUAC_FILL_CRASH_SAFE_RESUME);
+	if (o->shard.count > 1)
+		return fill_refuse(f, GUAC_FILL_CRASH_SAFE_SHARDED);
+	if (sh->jobs > GUAC_JOURNAL_MAX_JOBS)
+		return fill_refuse(f, GUAC_FILL_CRASH_SAFE_JOBS);
+	if (o->journal)
+		return fill_same_file(o->journal, o->target) ?
+		       fill_refuse(f, GUAC_FILL_JOURNAL_IS_TARGET) : GUAC_FILL_OK;
+	if (f->t.kind != GUAC_TARGET_BLOCK) {
+		end = f->t.size > sh->seek + sh->length ? f->t.size : sh->seek + sh->length;
+		f->journal_at = (end + 4095) & ~(uint64_t)4095;
+		return GUAC_FILL_OK;
+	}
+	f->journal_at = guac_journal_in_target(f->t.size);
+	if (f->journal_at == UINT64_MAX || f->journal_at <= sh->seek)
+		return fill_refuse(f, GUAC_FILL_JOURNAL_NO_ROOM);
+	if (!(f->fixed & GUAC_FILL_FIXED_LENGTH)) {
+		sh->length = f->journal_at - sh->seek;
+		f->shard_end = sh->length;
+	} else if (sh->seek + sh->length > f->journal_at) {
+		f->refusal.start = f->journal_at;
+		f->refusal.end = f->journal_at + GUAC_JOURNAL_SIZE;
+		return fill_refuse(f, GUAC_FILL_JOURNAL_OVERLAP);
+	}
+	return GUAC_FILL_OK;
+}
+
 uint64_t guac_fill_job_buffers(const struct guac_fill_options *o)
 {
 	/* A read-back (verify_backlog) takes two blocks more a job: one read, one produced. */
@@ -417,8 +471,9 @@ enum guac_fill_reason guac_fill_plan(struct guac_fill *f, const struct guac_fill
 	 * depends on the recorded fill.
 	 */
 	static enum guac_fill_reason (*const checks[])(struct guac_fill *f) = {
-		fill_plan_resume, fill_plan_probe, fill_plan_range, fill_plan_workload, fill_plan_memory,
-		fill_plan_file_fits, fill_plan_manifest, fill_plan_origin,
+		fill_plan_resume, fill_plan_probe, fill_plan_range, fill_plan_journal,
+		fill_plan_workload, fill_plan_memory, fill_plan_file_fits, fill_plan_manifest,
+		fill_plan_origin,
 	};
 	enum guac_fill_reason r = GUAC_FILL_OK;
 	size_t i;
@@ -833,6 +888,40 @@ static bool fill_pass_short(const struct guac_fill *f)
 }
 
 /*
+ * A crash-safe fill: the pass's first record, synced, before any of its
+ * writes, and the flushes while the jobs run. False (nothing written) when
+ * the journal cannot be written.
+ */
+static bool fill_journal_begin(struct guac_fill *f)
+{
+	struct guac_io *io = &f->io;
+
+	if (f->journal.fd < 0)
+		return true;
+	io->flush = guac_journal_flush;
+	io->flush_arg = &f->journal;
+	io->flush_seconds = f->o->flush_interval > 0 ? f->o->flush_interval :
+			    GUAC_JOURNAL_DEFAULT_INTERVAL;
+	if (!guac_journal_begin(&f->journal, io, f->pass))
+		return true;
+	f->out.journal_err = f->journal.error;
+	return false;
+}
+
+/* After the pass's fsync: what it flushed, and whether the fill is whole. */
+static void fill_journal_end(struct guac_fill *f)
+{
+	const struct guac_io *io = &f->io;
+	bool whole = guac_io_done(io) == io->length && !fill_pass_short(f);
+
+	if (f->journal.fd < 0)
+		return;
+	guac_journal_end(&f->journal, &f->io, whole && f->pass + 1 >= f->shape.passes);
+	f->out.journal_err = f->journal.error;
+	f->out.journal_records = f->journal.records;
+}
+
+/*
  * The jobs write a sequential fill in one run of the engine, a random one
  * in one run a pass (each ended by its fsync), from the pass and steps a
  * resume continues. A pass written whole is followed by the next, which
@@ -850,12 +939,16 @@ static void fill_passes(struct guac_fill *f)
 	io->progress_total = f->shape.random ? f->shape.passes * io->length : 0;
 	for (;;) {
 		fill_pass_begin(f);
+		if (!fill_journal_begin(f))
+			return;
 		f->out.thread_err = guac_io_run(io);
+		fill_journal_end(f);
 		/* This run's bytes, for its rate: before a loss cuts done below the resumed ones. */
 		f->out.ran += guac_io_done(io) - before;
 		seconds += io->seconds;
 		io->seconds = seconds;	/* the whole write's, every pass */
-		if (!f->shape.random || f->pass + 1 >= f->shape.passes || fill_pass_short(f))
+		if (!f->shape.random || f->pass + 1 >= f->shape.passes || fill_pass_short(f) ||
+		    f->out.journal_err)
 			return;
 		f->stream.pass = f->m.pass = ++f->pass;
 		before = 0;
@@ -906,6 +999,10 @@ static void fill_status(struct guac_fill *f)
 	if (out->lost) {
 		m->status = GUAC_STATUS_FAILED;
 		snprintf(m->error, sizeof(m->error), "%s", out->lost);
+	} else if (out->journal_err) {
+		m->status = GUAC_STATUS_FAILED;
+		snprintf(m->error, sizeof(m->error), "the crash-safe journal: %s",
+			 strerror(out->journal_err));
 	} else if (out->thread_err) {
 		m->status = GUAC_STATUS_FAILED;
 		snprintf(m->error, sizeof(m->error), "cannot start a thread: %s",
@@ -971,16 +1068,46 @@ static void fill_conclude(struct guac_fill *f)
 	f->m.seconds = io->seconds + (f->o->resume && f->have_old ? f->old.seconds : 0);
 	guac_manifest_now(f->m.finished, sizeof(f->m.finished));
 	out->failed = out->first_err || io->sync_error || out->thread_err || out->lost ||
-		      out->mismatches;
+		      out->mismatches || out->journal_err;
 	fill_status(f);
 	/* The record of the fill is what a later check reads: without it, no success. */
 	out->saved = !f->o->manifest || guac_manifest_save(f->o->manifest, &f->m);
 	out->failed |= !out->saved;
 	/* The target's I/O, not this machine's memory or limits, first. */
 	out->end = (out->first_err && !guac_errno_local(out->first_err)) || io->sync_error ?
-		   GUAC_FILL_IO_ERROR : out->mismatches ? GUAC_FILL_BAD_DATA :
+		   GUAC_FILL_IO_ERROR : out->journal_err ? GUAC_FILL_JOURNAL_FAILED :
+		   out->mismatches ? GUAC_FILL_BAD_DATA :
 		   out->failed ? GUAC_FILL_FAILED :
 		   out->done < out->total ? GUAC_FILL_INTERRUPTED : GUAC_FILL_COMPLETE;
+}
+
+/*
+ * A crash-safe fill's journal, opened for writing: its own file (created if
+ * missing) or device, or the target's path again. Its record describes the
+ * fill; the parts and the state are the engine's (journal.c).
+ */
+static enum guac_fill_reason fill_open_journal(struct guac_fill *f)
+{
+	const struct guac_fill_options *o = f->o;
+	const struct guac_fill_shape *sh = &f->shape;
+	struct guac_journal *j = &f->journal;
+
+	if (!o->crash_safe)
+		return GUAC_FILL_OK;
+	j->fd = open(o->journal ? o->journal : o->target, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (j->fd < 0) {
+		f->refusal.error = errno;
+		return fill_refuse(f, GUAC_FILL_JOURNAL_UNUSABLE);
+	}
+	j->at = f->journal_at;
+	j->rec = (struct guac_journal_record){
+		.origin = sh->origin, .stream_offset = sh->offset, .seek = sh->seek,
+		.length = sh->length, .block_size = sh->block_size, .seed = sh->seed,
+		.pass_stride = sh->pass_stride, .random = sh->random, .passes = sh->passes,
+		.sector = f->t.sector,
+		.window = o->crash_window ? o->crash_window : GUAC_JOURNAL_DEFAULT_WINDOW,
+	};
+	return GUAC_FILL_OK;
 }
 
 enum guac_fill_reason guac_fill_run(struct guac_fill *f)
@@ -990,6 +1117,7 @@ enum guac_fill_reason guac_fill_run(struct guac_fill *f)
 	struct stat st;
 
 	f->existed = !stat(o->target, &st);
+	f->journal.fd = -1;
 	if (!guac_target_open(&f->t, o->target, true, f->direct, o->sync))
 		return fill_refuse(f, GUAC_FILL_TARGET_REFUSED);
 	r = fill_claim(f);
@@ -997,6 +1125,8 @@ enum guac_fill_reason guac_fill_run(struct guac_fill *f)
 		goto close;
 	fill_record_start(f);
 	r = fill_split(f);
+	if (!r)
+		r = fill_open_journal(f);
 	if (r)
 		goto close;
 	fill_ranges(&f->m, &f->io, f->shard_start, true);
@@ -1009,6 +1139,9 @@ enum guac_fill_reason guac_fill_run(struct guac_fill *f)
 	fill_jobs(f);
 close:
 	guac_target_close(&f->t);
+	if (f->journal.fd >= 0)
+		close(f->journal.fd);
+	guac_journal_release(&f->journal);
 	if (f->io.backlog && f->io.backlog_fd >= 0)
 		close(f->io.backlog_fd);
 	/* A file the open created for another target's manifest is not left behind. */

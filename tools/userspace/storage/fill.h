@@ -15,6 +15,7 @@
 #include <stdio.h>		/* manifest.h uses FILE without including it */
 #include "identity.h"
 #include "io_engine.h"
+#include "journal.h"
 #include "libguac.h"
 #include "manifest.h"
 #include "permutation.h"
@@ -97,6 +98,16 @@ struct guac_fill_options {
 	uint64_t rate;
 	/* Writes in flight a job (io_engine.h): 1 (or 0), pwrite; more, io_uring. */
 	unsigned int iodepth;
+	/*
+	 * A crash-safe fill (journal.h): its journal at @journal (a file,
+	 * created if missing, or a block device), or NULL in the target's
+	 * last 16 KiB; a record at least every @flush_interval seconds; each
+	 * job up to @crash_window blocks past its flushed mark.
+	 */
+	bool crash_safe;
+	const char *journal;
+	double flush_interval;
+	unsigned int crash_window;
 	/* Told each enum guac_fill_note as it happens (NULL: nothing told). */
 	void (*note)(const struct guac_fill *f, enum guac_fill_note note, void *arg);
 	void *note_arg;
@@ -135,6 +146,13 @@ enum guac_fill_reason {
 	GUAC_FILL_RANDOM_NOT_WHOLE_BLOCKS,	/* random: the length is not whole --bs blocks */
 	GUAC_FILL_RANDOM_SHARDED,	/* random: a shard's blocks are not the fill's */
 	GUAC_FILL_NO_SEED,		/* random: no randomness for a seed (errno) */
+	GUAC_FILL_CRASH_SAFE_RESUME,	/* crash-safe: not a resume (the journal is one run's) */
+	GUAC_FILL_CRASH_SAFE_SHARDED,	/* crash-safe: one writer of the fill */
+	GUAC_FILL_CRASH_SAFE_JOBS,	/* crash-safe: more jobs than a record holds */
+	GUAC_FILL_JOURNAL_IS_TARGET,	/* --journal names the target: the default */
+	GUAC_FILL_JOURNAL_NO_ROOM,	/* the target's last 16 KiB: not past seek */
+	GUAC_FILL_JOURNAL_OVERLAP,	/* the range covers the journal: refusal.start/end */
+	GUAC_FILL_JOURNAL_UNUSABLE,	/* --journal cannot be opened (refusal.error) */
 };
 
 /* The numbers a refusal is worded with; which hold a value depends on the reason. */
@@ -157,6 +175,7 @@ enum guac_fill_end {
 	GUAC_FILL_IO_ERROR,		/* the target's I/O: EIO, ENOSPC, a failed fsync */
 	GUAC_FILL_BAD_DATA,		/* a block read back (verify_backlog) differs */
 	GUAC_FILL_FAILED,		/* this machine's (a thread, the manifest, a limit) */
+	GUAC_FILL_JOURNAL_FAILED,	/* the crash-safe journal could not be written */
 	GUAC_FILL_INTERRUPTED,
 };
 
@@ -168,6 +187,8 @@ struct guac_fill_outcome {
 	int first_err;			/* the first job's errno, at device byte first_err_pos */
 	uint64_t first_err_pos;
 	int thread_err;
+	int journal_err;		/* a crash-safe fill's journal write or sync (errno) */
+	uint64_t journal_records;	/* written by this run */
 	const char *lost;		/* the file lost bytes during the fill: why */
 	char lost_why[256];		/* and where */
 	bool durable_ok, failed, saved;
@@ -230,6 +251,8 @@ struct guac_fill {
 	struct guac_permutation perm;	/* a random fill's pass */
 	unsigned int pass;		/* the pass the jobs write (0 for a sequential fill) */
 	struct guac_fill_checkpoint checkpoint;
+	struct guac_journal journal;	/* a crash-safe fill's; journal.fd -1 without */
+	uint64_t journal_at;		/* its first byte in its file or device */
 	struct guac_fill_outcome out;
 };
 

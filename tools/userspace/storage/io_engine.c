@@ -525,7 +525,7 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 		uint64_t at = io->hooks.place ? io->hooks.place(job, pos) : pos;
 
 		/* A stop while waiting for the rate: the block is not written, as after the loop's check. */
-		if (!guac_io_throttle(io, n))
+		if (!guac_io_gate_wait(job, pos) || !guac_io_throttle(io, n))
 			return false;
 		err = guac_io_pwrite_all(io, s->buf, n, io->base + at, &got);
 		if (err) {
@@ -1085,6 +1085,33 @@ static long guac_io_tick_ns(const struct guac_io *io)
 static sem_t guac_io_kick;
 static pthread_once_t guac_io_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Crash-safe writes (guac_io.flush): a job whose next block is at its limit
+ * asks guac_io_run's thread for a flush (the kick wakes it) and looks again
+ * every GUAC_IO_GATE_NS; a stop ends the wait.
+ */
+#define GUAC_IO_GATE_NS 200000L
+
+bool guac_io_gate_open(struct guac_io_job *job, uint64_t pos)
+{
+	return !job->io->flush || pos - job->start < atomic_load(&job->limit);
+}
+
+bool guac_io_gate_wait(struct guac_io_job *job, uint64_t pos)
+{
+	struct guac_io *io = job->io;
+	const struct timespec ts = { 0, GUAC_IO_GATE_NS };
+
+	while (!guac_io_gate_open(job, pos)) {
+		if (io->stop && atomic_load(io->stop))
+			return false;
+		if (!atomic_exchange(&io->flush_wanted, true))
+			sem_post(&guac_io_kick);
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
 static void guac_io_on_wake(int sig)
 {
 	(void)sig;
@@ -1150,6 +1177,7 @@ int guac_io_run(struct guac_io *io)
 	long tick = guac_io_tick_ns(io);
 	double start = guac_now(), next_progress = start + tick / 1e9;
 	double next_checkpoint = start + io->checkpoint_seconds;
+	double next_flush = start + io->flush_seconds;
 	unsigned int i, started = 0;
 	int err = 0;
 
@@ -1179,6 +1207,10 @@ int guac_io_run(struct guac_io *io)
 	while (atomic_load(&finished) < started) {
 		double left = next_progress - guac_now();
 		long ns = left <= 0 ? 0 : left >= tick / 1e9 ? tick : (long)(left * 1e9);
+		double until_flush = next_flush - guac_now();
+
+		if (io->flush && until_flush * 1e9 < ns)
+			ns = until_flush <= 0 ? 0 : (long)(until_flush * 1e9);
 
 		if (wake && io->stop && atomic_load(io->stop)) {
 			for (i = 0; i < started; i++)
@@ -1188,6 +1220,11 @@ int guac_io_run(struct guac_io *io)
 				ns = GUAC_IO_WAKE_NS;
 		}
 		guac_io_sleep(ns);
+		if (io->flush && (guac_now() >= next_flush || atomic_exchange(&io->flush_wanted, false)) &&
+		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
+			io->flush(io, io->flush_arg);
+			next_flush = guac_now() + io->flush_seconds;
+		}
 		if (io->checkpoint && io->checkpoint_seconds > 0 && guac_now() >= next_checkpoint &&
 		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
 			io->checkpoint(io, io->checkpoint_arg);

@@ -101,6 +101,12 @@ struct guac_io_job {
 	uint64_t start, end;		/* run positions [start, end) */
 	uint64_t resume;		/* bytes of the part already done before this run */
 	_Atomic uint64_t done;		/* bytes done, @resume included */
+	/*
+	 * With guac_io.flush (a crash-safe write): a block is issued only if
+	 * it starts below @limit (relative to @start, as @done), which the
+	 * flush moves on.
+	 */
+	_Atomic uint64_t limit;
 	int error;			/* first fatal errno (write: ENOSPC, EIO...) */
 	uint64_t error_pos;		/* run position of that error */
 	void *priv;			/* the command's per-job state */
@@ -214,6 +220,16 @@ struct guac_io {
 	void (*checkpoint)(struct guac_io *io, void *arg);
 	void *checkpoint_arg;
 	double checkpoint_seconds;
+	/*
+	 * Optional (a crash-safe write, journal.h): called on guac_io_run's own
+	 * thread every @flush_seconds while the jobs run, and at once when a
+	 * job waits at its limit (guac_io_job.limit), which it moves on. Not
+	 * after a stop.
+	 */
+	void (*flush)(struct guac_io *io, void *arg);
+	void *flush_arg;
+	double flush_seconds;
+	atomic_bool flush_wanted;	/* the engine's: a job waits at its limit */
 
 	/* Filled by the engine. */
 	struct guac_io_job job[GUAC_IO_MAX_JOBS];
@@ -253,6 +269,15 @@ int guac_io_run(struct guac_io *io);
 bool guac_io_throttle(struct guac_io *io, size_t len);
 
 int guac_io_uring_probe(unsigned int depth);
+
+/* Whether a block at run position @pos may be issued now (guac_io.flush's limits). */
+bool guac_io_gate_open(struct guac_io_job *job, uint64_t pos);
+
+/*
+ * Wait until the block at run position @pos may be issued (asking for a
+ * flush); false when a stop came meanwhile (the block is not to be sent).
+ */
+bool guac_io_gate_wait(struct guac_io_job *job, uint64_t pos);
 
 /*
  * A write job's part through its own ring of io->iodepth (io_uring.c): 0

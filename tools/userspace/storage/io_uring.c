@@ -243,13 +243,21 @@ static void guac_uring_loop(struct guac_uring_job *u)
 
 		if (io->stop && atomic_load(io->stop))
 			u->halt = true;
-		while (!u->halt && u->count < u->depth && u->next < job->end)
+		while (!u->halt && u->count < u->depth && u->next < job->end &&
+		       guac_io_gate_open(job, u->next))
 			guac_uring_submit_next(u);
 		/* The retried rest of short writes too: queued by the last reap. */
 		guac_uring_flush(u);
+		if (!u->inflight && !u->halt && u->next < job->end) {
+			/* At the journal's limit with nothing in flight: wait for its flush. */
+			if (!guac_io_gate_wait(job, u->next))
+				u->halt = true;
+			continue;
+		}
 		if (!u->inflight)
 			break;
-		more = !u->halt && u->count < u->depth && u->next < job->end;
+		more = !u->halt && u->count < u->depth && u->next < job->end &&
+		       guac_io_gate_open(job, u->next);
 		/* Wait only when nothing can be produced meanwhile. */
 		guac_uring_reap(u, !more);
 		guac_uring_retire(u);

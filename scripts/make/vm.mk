@@ -95,9 +95,14 @@ check-vm-retry: deps vm-tools
 check-vm-twohosts: deps vm-tools
 	TESTS=$(TOP)/tests/vm/test_two_hosts.sh scripts/run-suites.sh vm-twohosts
 
-# Issue 37, item 4: a fill replayed from dm-log-writes' log to every entry of
-# it, a lost and a torn write named (tests/vm/storage-crash/, about 2 minutes
-# a kernel): on Debian's 6.12 in make check, on the whole matrix in check-all.
+# Issue 37, item 4 (tests/vm/storage-crash/, about 2 minutes a kernel): fills
+# replayed from dm-log-writes' log to every entry of it, a lost and a torn
+# write named: a --sync fill checked by guac verify (10-), crash-safe fills by
+# verify --after-crash from their journal (20-: 1 sequential job, 2 random
+# passes of 2 jobs); and a crash-safe fill through dm-flakey switched to
+# drop_writes, then killed: LOST exactly where the journal's flushed blocks
+# lack the new data. On Debian's 6.12 in make check, on the whole matrix in
+# check-all.
 # Its own build directory: it runs beside vm-check-6.12.
 # check-all adds the other kernels as a suite of their own, in a directory of
 # its own (the two may run side by side).

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# What the storage scenarios (70-storage-faults, 74-crash-replay) share, in
+# What the storage scenarios (70-storage-faults, storage-crash/) share, in
 # the guest: loading the distro's fault modules from /lib/modules/extra/, and
 # guac verify's JSON report and bad list turned into lines a check compares.
 # Sourced after lib.sh.

@@ -31,7 +31,8 @@ T=/tmp/cs
 crash_safe="--crash-safe --crash-window 4 --flush-interval 0.05 --bs $bs --origin $new"
 
 cleanup() {
-	[ -n "$wpid" ] && kill -9 "$wpid" 2>/dev/null
+	dmsetup resume "$dmname" 2>/dev/null
+	[ -n "$wpid" ] && kill -9 "$wpid" 2>/dev/null && wait "$wpid"
 	dmsetup remove "$dmname" 2>/dev/null
 	for m in dm_flakey dm_log_writes brd; do
 		grep -q "^$m " /proc/modules && rmmod "$m"
@@ -243,6 +244,17 @@ kill_writer() {
 	return $rc
 }
 
+# dm_switch TABLE: $dmname's table replaced by TABLE (suspend, reload,
+# resume), resumed even when the reload fails: a device left suspended would
+# hold the writer in uninterruptible sleep, past kill -9.
+dm_switch() {
+	local rc
+	dmsetup suspend $dmname || return
+	echo "$1" | dmsetup reload $dmname
+	rc=$?
+	dmsetup resume $dmname && dmsetup table $dmname && return $rc
+}
+
 # flushed_past BYTES: the journal's newest record counts more than BYTES flushed.
 flushed_past() {
 	[ "$(journal_part flushed)" -gt "$1" ]
@@ -341,10 +353,8 @@ else
 	wpid=$!
 	check "guac write $crash_safe --journal /dev/ram3 --rate 256k $dm: past its first window (block 4 written)" \
 		wait_for 60 block_new 4
-	check "table: drop_writes from now on (dmsetup suspend, reload, resume)" sh -c \
-		"dmsetup suspend $dmname &&
-		 echo '0 $size flakey /dev/ram0 0 0 3600 1 drop_writes' | dmsetup reload $dmname &&
-		 dmsetup resume $dmname && dmsetup table $dmname"
+	check "table: drop_writes from now on (dmsetup suspend, reload, resume)" \
+		dm_switch "0 $size flakey /dev/ram0 0 0 3600 1 drop_writes"
 	# Every write issued before the switch is below this limit (limits are
 	# recorded before the jobs may use them): wait for the flushed mark to
 	# pass it, so that writes the table dropped are counted flushed.

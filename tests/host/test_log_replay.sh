@@ -5,7 +5,7 @@
 # (make_log below, from the kernel's log-writes.rst): two blocks sizes, data
 # entries, a flush, a discard and marks; replaying to every entry must give
 # the image the writes up to it make, --drop must leave exactly that write
-# out and --tear write only its head; a log without the magic is refused.
+# out (each of them, repeated) and --tear write only its head; a log without the magic is refused.
 # Runs on the host: the log is a file, the device an image. TAP.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,8 +14,8 @@ vmtest=${GUAC_VMTEST:-$top/build/vm/guac-vmtest}
 tap_tmpdir
 
 # make_log DIR BS: DIR/log, DIR/img.K for K = 0..N, the image after the
-# first K entries (from zeros), and DIR/img.drop5, after all but entry 5;
-# prints N.
+# first K entries (from zeros), DIR/img.drop5, after all but entry 5, and
+# DIR/img.drop58, after all but entries 5 and 8; prints N.
 make_log() {
 	python3 - "$1" "$2" <<'PY'
 import struct, sys, random
@@ -39,9 +39,10 @@ entries.append((0, 0, MARK, b"dm-log-writes-end"))
 log = bytearray(struct.pack("<QQQI", 0x6a736677736872, 1, len(entries), bs).ljust(bs, b"\0"))
 img = bytearray(size)
 drop5 = bytearray(size)     # every entry but entry 5, a data write
+drop58 = bytearray(size)    # and but entry 8, another
 open("%s/img.0" % d, "wb").write(img)
 for k, (s, n, f, p) in enumerate(entries):
-    for im in ([img, drop5] if k != 5 else [img]):
+    for im in [img] + ([drop5] if k != 5 else []) + ([drop58] if k not in (5, 8) else []):
         if f & DISCARD:
             im[s * bs:(s + n) * bs] = bytes(n * bs)
         elif n:
@@ -55,6 +56,7 @@ for k, (s, n, f, p) in enumerate(entries):
             log += p
     open("%s/img.%d" % (d, k + 1), "wb").write(img)
 open("%s/img.drop5" % d, "wb").write(drop5)
+open("%s/img.drop58" % d, "wb").write(drop58)
 open("%s/log" % d, "wb").write(log)
 print(len(entries))
 PY
@@ -84,6 +86,10 @@ for bs in 512 4096; do
 	"$vmtest" log-replay "$d/log" "$d/dev" --drop 5 >/dev/null
 	check "bs $bs: --drop 5 gives the image of every entry but 5 (not the whole one)" \
 		"cmp -s '$d/dev' '$d/img.drop5' && ! cmp -s '$d/dev' '$d/img.$n'"
+	cp "$d/img.0" "$d/dev"
+	"$vmtest" log-replay "$d/log" "$d/dev" --drop 5 --drop 8 >/dev/null
+	check "bs $bs: --drop 5 --drop 8 gives the image of every entry but those two" \
+		"cmp -s '$d/dev' '$d/img.drop58' && ! cmp -s '$d/dev' '$d/img.drop5'"
 	cp "$d/img.0" "$d/dev"
 	"$vmtest" log-replay "$d/log" "$d/dev" --limit 2 --tear 1:100 >/dev/null
 	s=$(sed -n 's/^entry 1: sector \([0-9]*\),.*/\1/p' "$d/list")

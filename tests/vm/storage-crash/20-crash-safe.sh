@@ -8,8 +8,10 @@
 #   the disk as it stood after each entry of the log, from the earlier fill
 #   (origin 5) it started on. After every entry with a journal record in it,
 #   verify --after-crash must say OK; before the first one, "no valid journal
-#   record" (exit 2) and the earlier fill untouched. Twice: one sequential
-#   job, then 2 random passes by 2 jobs 4 writes deep.
+#   record" (exit 2) and the earlier fill untouched. The same, where a record
+#   follows the last flush, with every data write after that flush lost (a
+#   volatile cache that kept the record and not the writes). Twice: one
+#   sequential job, then 2 random passes by 2 jobs 4 writes deep.
 # - The same log replayed without one flushed write (--drop): LOST over
 #   exactly its bytes; with one torn 1000 bytes into a 4096-byte sector
 #   (--tear): TORN there, LOST over the rest of the write.
@@ -149,18 +151,44 @@ prefix_ok() {
 	fi
 }
 
-# every_prefix: prefix_ok for K = 0 .. the entries of the log; the failures named.
+# cache_lost K: the --drop options that leave out, of the log's first K
+# entries, every data write after the last flush among them, when a journal
+# write follows that flush too: the disk's volatile cache lost the writes it
+# had not flushed, and kept the record (nothing, when that state is a prefix).
+cache_lost() {
+	head -n "$1" $T.kinds | awk '
+		$2 == "flush" { drops = ""; journal = 0 }
+		$2 == "data" { drops = drops " --drop " $1 }
+		$2 == "journal" { journal = 1 }
+		END { if (journal && drops != "") print drops }'
+}
+
+# lost_ok K: the first K entries without the writes cache_lost names: OK.
+lost_ok() {
+	replay_to "$1" $(cache_lost "$1") || return
+	after_crash lost /dev/ram2
+	verdict lost 0 && grep -q '^after-crash: OK' $T.lost
+}
+
+# every_prefix: prefix_ok for K = 0 .. the entries of the log, and lost_ok
+# where cache_lost leaves writes out; the failures named.
 every_prefix() {
-	local k=0 n bad="" without=0
+	local k=0 n bad="" without=0 lost=0
 	n=$(wc -l <$T.kinds)
 	first_record=$(head -n 1 $T.records)
 	while [ $k -le "$n" ]; do
 		[ "$k" -gt "$first_record" ] || without=$((without + 1))
 		prefix_ok $k >$T.prefix.out 2>&1 || { bad="$bad $k"; echo "K=$k:"; cat $T.prefix.out; }
+		if [ "$k" -gt "$first_record" ] && [ -n "$(cache_lost $k)" ]; then
+			lost=$((lost + 1))
+			lost_ok $k >$T.lost.out 2>&1 ||
+				{ bad="$bad $k-lost"; echo "K=$k,$(cache_lost $k):"; cat $T.lost.out; }
+		fi
 		k=$((k + 1))
 	done
 	echo "$((n + 1)) prefixes checked ($without before the first journal record," \
-		"entry $first_record); those that failed:${bad:- none}"
+		"entry $first_record), and $lost with the writes after their last flush lost;" \
+		"those that failed:${bad:- none}"
 	[ -z "$bad" ]
 }
 
@@ -295,7 +323,7 @@ else
 		log_shape $((len / bs))
 	cp $T.list $T.list1
 	cp $T.kinds $T.kinds1
-	check "after each entry of the log, verify --after-crash: OK once a record is in, else no record and the earlier fill" \
+	check "after each entry of the log, and with the unflushed writes lost, verify --after-crash: OK once a record is whole, else no record and the earlier fill" \
 		every_prefix
 
 	# A flushed write lost: the one before the flush before the middle
@@ -325,7 +353,7 @@ else
 		log_fill --direct --pattern random --passes 2 --jobs 2 --iodepth 4 --length $len
 	check "the log: $((2 * len / bs)) data writes, the journal records, the first before them, flushes" \
 		log_shape $((2 * len / bs))
-	check "after each entry of the log, verify --after-crash: OK once a record is in, else no record and the earlier fill" \
+	check "after each entry of the log, and with the unflushed writes lost, verify --after-crash: OK once a record is whole, else no record and the earlier fill" \
 		every_prefix
 	check "rmmod dm-log-writes" rmmod dm_log_writes
 fi

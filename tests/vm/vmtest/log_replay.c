@@ -13,12 +13,13 @@
  * write's data, sector count blocks, except for a discard, which has none.
  * Sectors and counts are in the data device's blocks.
  *
- *   guac-vmtest log-replay LOG DEV [--limit N] [--drop K] [--tear K:BYTES] [--list]
+ *   guac-vmtest log-replay LOG DEV [--limit N] [--drop K]... [--tear K:BYTES] [--list]
  *
  * replays entries 0 to N-1 (all by default) onto DEV: a write's data at its
  * place, a discard as zeros; --drop K leaves entry K out (a flushed write the
- * device lost), --tear K:BYTES writes only its first BYTES (a write torn by
- * power loss). --list prints the entries instead, one a line:
+ * device lost; repeated, each entry it names: the writes a volatile cache
+ * lost), --tear K:BYTES writes only its first BYTES (a write torn by power
+ * loss). --list prints the entries instead, one a line:
  *
  *   entry K: sector S, N sectors, FLAGS[, mark NAME]
  *
@@ -42,6 +43,7 @@
 #define LW_DISCARD (1u << 2)
 #define LW_MARK (1u << 3)
 #define LW_METADATA (1u << 4)
+#define LW_MAX_DROPS 4096
 
 /* The on-disk headers, little-endian (dm-log-writes.c). */
 struct lw_super {
@@ -57,7 +59,9 @@ struct lw_replay {
 	int log, dev;
 	uint32_t bs;			/* the data device's block: the log's unit */
 	uint64_t nr_entries, limit;
-	uint64_t drop, tear, tear_bytes;	/* UINT64_MAX: none */
+	uint64_t drop[LW_MAX_DROPS];	/* the entries left out */
+	unsigned int drops;
+	uint64_t tear, tear_bytes;	/* UINT64_MAX: none */
 	bool list;
 	uint64_t data_bytes, end;	/* replayed: data bytes, the furthest end */
 	uint8_t *buf;
@@ -108,12 +112,20 @@ static void lw_flags_text(uint64_t flags, char *buf, size_t size)
 		buf[strlen(buf) - 1] = '\0';
 }
 
+static bool lw_dropped(const struct lw_replay *r, uint64_t k)
+{
+	for (unsigned int i = 0; i < r->drops; i++)
+		if (r->drop[i] == k)
+			return true;
+	return false;
+}
+
 /* Entry @k's data (at @pos in the log) onto the device, as the options say. */
 static bool lw_apply(struct lw_replay *r, uint64_t k, const struct lw_entry *e, uint64_t pos)
 {
 	uint64_t len = e->nr_sectors * r->bs, at = e->sector * r->bs, done = 0;
 
-	if (k == r->drop || !len)
+	if (lw_dropped(r, k) || !len)
 		return true;
 	if (k == r->tear && r->tear_bytes < len)
 		len = r->tear_bytes;
@@ -174,7 +186,7 @@ static bool lw_parse(struct lw_replay *r, int argc, char **argv)
 {
 	int i;
 
-	r->limit = r->drop = r->tear = UINT64_MAX;
+	r->limit = r->tear = UINT64_MAX;
 	for (i = 3; i < argc; i++) {
 		char *colon;
 
@@ -184,7 +196,11 @@ static bool lw_parse(struct lw_replay *r, int argc, char **argv)
 			if (!guac_parse_u64("--limit", argv[++i], &r->limit))
 				return false;
 		} else if (!strcmp(argv[i], "--drop") && i + 1 < argc) {
-			if (!guac_parse_u64("--drop", argv[++i], &r->drop))
+			if (r->drops == LW_MAX_DROPS) {
+				guac_err("more than %u --drop", LW_MAX_DROPS);
+				return false;
+			}
+			if (!guac_parse_u64("--drop", argv[++i], &r->drop[r->drops++]))
 				return false;
 		} else if (!strcmp(argv[i], "--tear") && i + 1 < argc &&
 			   (colon = strchr(argv[i + 1], ':'))) {
@@ -207,7 +223,7 @@ int vt_cmd_log_replay(int argc, char **argv)
 	int status = GUAC_EXIT_OK;
 
 	if (argc < 3 || !lw_parse(&r, argc, argv)) {
-		guac_err("usage: log-replay LOG DEV [--limit N] [--drop K] [--tear K:BYTES] "
+		guac_err("usage: log-replay LOG DEV [--limit N] [--drop K]... [--tear K:BYTES] "
 			 "[--list]");
 		return GUAC_EXIT_ERROR;
 	}

@@ -84,7 +84,7 @@ static const struct {
 	{ "hwrng-fuzz", vt_cmd_hwrng_fuzz, "SEED SECONDS [THREADS [MIN [STOPFILE]]] random reads of /dev/hwrng, all checked" },
 	{ "usercopy-fault", vt_cmd_usercopy_fault, "fail_usercopy mid-read: exact short count, then on (debug kernel)" },
 	{ "stress", vt_cmd_stress, "[N [SECONDS]] N readers (16) seeking and reading at random (20 s)" },
-	{ "log-replay", vt_cmd_log_replay, "LOG DEV [--limit N] [--drop K] [--tear K:BYTES] [--list] dm-log-writes' log onto DEV" },
+	{ "log-replay", vt_cmd_log_replay, "LOG DEV [--limit N] [--drop K]... [--tear K:BYTES] [--list] dm-log-writes' log onto DEV" },
 };
 
 #define VT_NR_CMDS (sizeof(vt_cmds) / sizeof(vt_cmds[0]))

@@ -99,7 +99,7 @@ check-vm-twohosts: deps vm-tools
 # replayed from dm-log-writes' log to every entry of it, a lost and a torn
 # write named: a --sync fill checked by guac verify (10-), crash-safe fills by
 # verify --after-crash from their journal (20-: 1 sequential job, 2 random
-# passes of 2 jobs); and a crash-safe fill through dm-flakey switched to
+# passes of 4 jobs); and a crash-safe fill through dm-flakey switched to
 # drop_writes, then killed: LOST exactly where the journal's flushed blocks
 # lack the new data. On Debian's 6.12 in make check, on the whole matrix in
 # check-all.

@@ -15,7 +15,8 @@
 #   writes complete during the flushes, which the lost-cache states test).
 # - The same log replayed without one flushed write (--drop): LOST over
 #   exactly its bytes; with one torn 1000 bytes into a 4096-byte sector
-#   (--tear): TORN there, LOST over the rest of the write.
+#   (--tear): TORN there, LOST over the rest of the write. A journal record
+#   torn: OK, from the other slot's older record.
 # - dm-flakey: a fill through it, its journal on another RAM disk, the table
 #   switched to drop_writes while the fill runs, then kill -9: LOST over
 #   exactly the blocks the journal counts as flushed that lack the new data,
@@ -352,6 +353,17 @@ else
 	check "verify --after-crash: exit 1, LBA $((b / unit)) TORN, LBAs $((b / unit + 1))-$(((b + bs) / unit - 1)) LOST" \
 		verdict torn 1 "violation $b $((b + unit - 1)) $((b / unit)) $((b / unit)) TORN" \
 		"violation $((b + unit)) $((b + bs - 1)) $((b / unit + 1)) $(((b + bs) / unit - 1)) LOST"
+
+	# A journal record torn by the power loss 1000 bytes into its last
+	# write: its slot's CRC fails, and the other slot's record, one older,
+	# holds (the jobs never passed its limits before the torn one was synced).
+	j=$(sed -n "${m}p" $T.records)
+	check "the log to entry $j, the end of journal record $m, torn after 1000 bytes" \
+		replay_to $((j + 1)) --tear "$j:1000"
+	after_crash jtorn /dev/ram2
+	check "verify --after-crash: OK, from the other slot's record $((m - 1))" \
+		sh -c "cat $T.jtorn; [ \$(cat $T.jtorn.rc) = 0 ] &&
+		       grep -q '^after-crash: journal record $((m - 1)) at ' $T.jtorn"
 
 	check "a crash-safe fill through dm-log-writes: 2 random passes, 4 jobs 8 writes deep" \
 		log_fill --direct --pattern random --passes 2 --jobs 4 --iodepth 8 --length $len

@@ -154,12 +154,40 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 	memcpy(opts, range, sizeof(range));
 }
 
+/* The table's --crash-safe part. */
+#define WRITE_CRASH_OPTIONS 4
+static void write_crash_options(struct write_args *a, struct guac_option *opts)
+{
+	const struct guac_option crash[WRITE_CRASH_OPTIONS] = {
+		GUAC_OPT_FLAG(0, "crash-safe", &a->fill.crash_safe,
+			      "power-loss validation (docs/crash-safety.md): keep a 16 KiB journal, "
+			      "synced after an fdatasync of TARGET at each flush, from which `guac "
+			      "verify --after-crash` tells what every sector may hold after a crash; "
+			      "not with --resume or --shard, at most 128 jobs"),
+		GUAC_OPT_STRING(0, "journal", &a->fill.journal, "PATH",
+				"--crash-safe: keep the journal in PATH (a file, created if missing, "
+				"or a block device; not TARGET) instead of TARGET's last 16 KiB (a "
+				"device's, which the default length leaves out; a file's, after the "
+				"fill)"),
+		GUAC_OPT_CALLBACK_GIVEN(0, "flush-interval", &a->fill.flush_interval, "SECONDS",
+					"--crash-safe: at most SECONDS between flushes (default 1), "
+					"and one whenever a job reaches --crash-window",
+					guac_opt_flush_interval, &a->flush_interval_given),
+		GUAC_OPT_U64_GIVEN(0, "crash-window", &a->crash_window, "N",
+				   "--crash-safe: --bs blocks a job may write past the last flush "
+				   "(1 to 1048576, default 64): what may be old or new after a crash",
+				   &a->crash_window_given),
+	};
+
+	memcpy(opts, crash, sizeof(crash));
+}
+
 /* The option table's part of write_parse_args(): the operands' count, or GUAC_PARSE_*. */
 static int write_parse_options(struct write_args *a, int argc, char **argv)
 {
 	char impl_help[128];
-	struct guac_option opts[WRITE_RANGE_OPTIONS + 25];
-	const struct guac_option rest[25] = {
+	struct guac_option opts[WRITE_RANGE_OPTIONS + WRITE_CRASH_OPTIONS + 21];
+	const struct guac_option rest[21] = {
 		GUAC_OPT_STRING(0, "pattern", &a->pattern_arg, "NAME",
 				"sequential (default: each job writes its part in address order) or "
 				"random: every --bs block once a pass, in a seeded random order; the "
@@ -179,24 +207,6 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_STRING(0, "verify-backlog-on-error", &a->backlog_on_error_arg, "WHAT",
 				"stop (default: the fill stops at the first block read back wrong, "
 				"exit 1) or continue (the fill goes on, mismatches counted, exit 1)"),
-		GUAC_OPT_FLAG(0, "crash-safe", &a->fill.crash_safe,
-			      "power-loss validation (docs/crash-safety.md): keep a 16 KiB journal, "
-			      "synced after an fdatasync of TARGET at each flush, from which `guac "
-			      "verify --after-crash` tells what every sector may hold after a crash; "
-			      "not with --resume or --shard, at most 128 jobs"),
-		GUAC_OPT_STRING(0, "journal", &a->fill.journal, "PATH",
-				"--crash-safe: keep the journal in PATH (a file, created if missing, "
-				"or a block device; not TARGET) instead of TARGET's last 16 KiB (a "
-				"device's, which the default length leaves out; a file's, after the "
-				"fill)"),
-		GUAC_OPT_CALLBACK_GIVEN(0, "flush-interval", &a->fill.flush_interval, "SECONDS",
-					"--crash-safe: at most SECONDS between flushes (default 1), "
-					"and one whenever a job reaches --crash-window",
-					guac_opt_flush_interval, &a->flush_interval_given),
-		GUAC_OPT_U64_GIVEN(0, "crash-window", &a->crash_window, "N",
-				   "--crash-safe: --bs blocks a job may write past the last flush "
-				   "(1 to 1048576, default 64): what may be old or new after a crash",
-				   &a->crash_window_given),
 		GUAC_OPT_STRING('m', "manifest", &a->fill.manifest, "FILE",
 				"record the write (docs/manifest.md); an existing manifest of another "
 				"stream range moves into its history; not TARGET itself"),
@@ -231,9 +241,8 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 			      "the manifest"),
 		GUAC_OPT_STRING(0, "run", &a->run_arg, "ID",
 				"the run the manifest records (default: GUAC_RUN, else none; a resume "
-				"without one keeps the manifest's): the fleet run this fill is of, "
-				"which `guac report --run ID` counts alone (a Slurm job or array ID, "
-				"a label)"),
+				"without one keeps the manifest's): the fleet run this fill is of, which "
+				"`guac report --run ID` counts alone (a Slurm job or array ID, a label)"),
 		GUAC_OPT_FLAG(0, "json", &a->json,
 			      "print the report as one JSON object on standard output (the text's "
 			      "facts, the exit status and its reason)"),
@@ -249,7 +258,8 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 	};
 
 	write_range_options(a, opts);
-	memcpy(opts + WRITE_RANGE_OPTIONS, rest, sizeof(rest));
+	write_crash_options(a, opts + WRITE_RANGE_OPTIONS);
+	memcpy(opts + WRITE_RANGE_OPTIONS + WRITE_CRASH_OPTIONS, rest, sizeof(rest));
 	snprintf(impl_help, sizeof(impl_help), "generator: %s", guac_impl_choices());
 	return guac_parse_options(argc, argv, opts, &write_usage, 0);
 }

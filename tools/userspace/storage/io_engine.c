@@ -1167,6 +1167,39 @@ static void guac_io_sleep(long ns)
 		;
 }
 
+/* A stop came before the jobs' parts were done (and not at the end of the data). */
+static bool guac_io_stopped_short(const struct guac_io *io)
+{
+	uint64_t total = 0;
+
+	if (!io->stop || !atomic_load(io->stop))
+		return false;
+	for (unsigned int i = 0; i < io->jobs; i++)
+		total += io->job[i].end - io->job[i].start;
+	return guac_io_done(io) < total && !io->eof;
+}
+
+/* The sleep before the next look, @ns, cut to the flush's time (guac_io.flush). */
+static long guac_io_flush_due(const struct guac_io *io, double next_flush, long ns)
+{
+	double left = next_flush - guac_now();
+
+	if (!io->flush || left * 1e9 >= ns)
+		return ns;
+	return left <= 0 ? 0 : (long)(left * 1e9);
+}
+
+/* A flush when it is due or a job waits at its limit; none after a stop. */
+static void guac_io_flush_now(struct guac_io *io, double *next_flush)
+{
+	if (!io->flush || (io->stop && atomic_load(io->stop)))
+		return;
+	if (guac_now() < *next_flush && !atomic_exchange(&io->flush_wanted, false))
+		return;
+	io->flush(io, io->flush_arg);
+	*next_flush = guac_now() + io->flush_seconds;
+}
+
 int guac_io_run(struct guac_io *io)
 {
 	static struct guac_io_thread th[GUAC_IO_MAX_JOBS];
@@ -1206,11 +1239,9 @@ int guac_io_run(struct guac_io *io)
 	}
 	while (atomic_load(&finished) < started) {
 		double left = next_progress - guac_now();
-		long ns = left <= 0 ? 0 : left >= tick / 1e9 ? tick : (long)(left * 1e9);
-		double until_flush = next_flush - guac_now();
-
-		if (io->flush && until_flush * 1e9 < ns)
-			ns = until_flush <= 0 ? 0 : (long)(until_flush * 1e9);
+		long ns = guac_io_flush_due(io, next_flush,
+					    left <= 0 ? 0 : left >= tick / 1e9 ? tick :
+					    (long)(left * 1e9));
 
 		if (wake && io->stop && atomic_load(io->stop)) {
 			for (i = 0; i < started; i++)
@@ -1220,11 +1251,8 @@ int guac_io_run(struct guac_io *io)
 				ns = GUAC_IO_WAKE_NS;
 		}
 		guac_io_sleep(ns);
-		if (io->flush && (guac_now() >= next_flush || atomic_exchange(&io->flush_wanted, false)) &&
-		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
-			io->flush(io, io->flush_arg);
-			next_flush = guac_now() + io->flush_seconds;
-		}
+		if (atomic_load(&finished) < started)
+			guac_io_flush_now(io, &next_flush);
 		if (io->checkpoint && io->checkpoint_seconds > 0 && guac_now() >= next_checkpoint &&
 		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
 			io->checkpoint(io, io->checkpoint_arg);
@@ -1244,13 +1272,7 @@ int guac_io_run(struct guac_io *io)
 	while (!sem_trywait(&guac_io_kick))
 		;
 	guac_io_progress_end(io, guac_now());
-	if (io->stop && atomic_load(io->stop)) {
-		uint64_t total = 0;
-
-		for (i = 0; i < io->jobs; i++)
-			total += io->job[i].end - io->job[i].start;
-		io->interrupted = guac_io_done(io) < total && !io->eof;
-	}
+	io->interrupted = guac_io_stopped_short(io);
 	/* Durable means fsynced: without this, "written" is only "in the cache". */
 	if (io->write && fsync(io->target->fd) && !io->sync_error)
 		io->sync_error = errno;

@@ -229,7 +229,7 @@ static uint64_t journal_limit(const struct guac_journal *j, const struct guac_jo
 {
 	uint64_t len = p->end - p->start, room = (uint64_t)j->rec.window * j->rec.block_size;
 
-	return p->flushed > len - (room < len ? room : len) ? len : p->flushed + room;
+	return room >= len - p->flushed ? len : p->flushed + room;
 }
 
 /* The jobs may go on up to the record's limits (written and synced). */

@@ -57,6 +57,11 @@ refused "verify --after-crash of standard input" "not standard input" \
 refused "verify --after-crash of a file without a journal" "no valid journal record" \
 	"$GUAC" verify --after-crash "$tmp/same"
 
+"$GUAC" write --dry-run --crash-safe --crash-window 8 --flush-interval 0.5 --length 1000000 \
+	"$tmp/new" >"$tmp/d.out" 2>&1
+check "--dry-run: the journal's place and cadence, nothing written" \
+	"[ $? -eq 0 ] && grep -q '^journal:  16 KiB at byte 1003520 of .*/new., a flush at least every 0.5 s and every 8 blocks a job\$' '$tmp/d.out' && [ ! -e '$tmp/new' ]"
+
 # A whole fill over an earlier one (origin 5), its journal after it, 4 KiB aligned.
 len=$((2 * 1024 * 1024 + 512))
 "$GUAC" write --origin 5 --length 3M "$tmp/t" >/dev/null 2>&1

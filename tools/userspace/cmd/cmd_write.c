@@ -1145,6 +1145,12 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 	if (a->dry_run && o->rate)
 		printf("rate:     at most %s over all jobs, %" PRIu64 " bytes a second\n",
 		       guac_rate_limit_str(rate, sizeof(rate), o->rate), o->rate);
+	if (a->dry_run && o->crash_safe)
+		printf("journal:  16 KiB at byte %" PRIu64 " of '%s', a flush at least every %g s "
+		       "and every %u blocks a job\n", f->journal_at, o->journal ? o->journal :
+		       o->target, o->flush_interval > 0 ? o->flush_interval :
+		       GUAC_JOURNAL_DEFAULT_INTERVAL, o->crash_window ? o->crash_window :
+		       GUAC_JOURNAL_DEFAULT_WINDOW);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }

@@ -214,6 +214,24 @@ expect seq $len $bs 1 0 $split
 check "GUAC_IO_URING=off: the fallback's pwrites are the same pieces" \
 	"[ $rc -eq 0 ] && grep -q ', pwrite, queue depth 1,' '$tmp/o' && same_writes"
 
+# With --verify-backlog (pwrite): the pieces are written, the whole block read back.
+logged --length $len --verify-backlog 2 --bs-split 4k/50:16k/50
+content "--verify-backlog 2 with a split"
+expect seq $len $bs 1 0 $split
+check "... the pieces as without it, every block read back, no mismatch" \
+	"same_writes && grep -q '^read back: 64 blocks (4194304 bytes), 0 mismatches' '$tmp/o'"
+# Shards: each part's blocks are counted from the fill's first byte.
+rm -f "$f" "$m" "$m.1"
+for k in 0 1; do
+	"$GUAC" write --origin 5 --bs $bs --length $len --shard $k/2 --jobs 2 \
+		--bs-split 4k/50:16k/50 --progress none -m "$m.$k" "$f" >"$tmp/o" 2>&1 || break
+done
+"$GUAC" manifest merge "$m" "$m.0" "$m.1" >"$tmp/o" 2>&1
+"$GUAC" verify -m "$m" >"$tmp/v" 2>&1
+vrc=$?
+check "two shards of two jobs with a split: guac gen's bytes, merged, verify OK, the split kept" \
+	"[ $vrc -eq 0 ] && cmp -s '$tmp/ref' '$f' && grep -q '\"bs_split\": \[' '$m'"
+
 # The distribution over many blocks: 2048 blocks of 4 KiB, each size's share
 # of them at least 4/5 of its percentage, and exactly what the hash gives.
 logged --bs 4096 --length 8388608 --pattern random --seed 1 --bs-split 512/20:1k/30:2k/50

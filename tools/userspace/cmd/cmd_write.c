@@ -847,8 +847,9 @@ static void write_say_bs_split_plan(const struct guac_fill *f)
 
 	guac_bs_split_str(arg, sizeof(arg), &f->shape.split);
 	/* Resumed, it is the recorded one, which --bs may have been given against. */
-	write_say_bs_split(arg, !(f->o->fixed & GUAC_FILL_FIXED_BS_SPLIT), &f->shape.split, f->refusal.split_problem, f->refusal.split_entry,
-			   f->shape.block_size, f->t.sector);
+	write_say_bs_split(arg, !(f->o->fixed & GUAC_FILL_FIXED_BS_SPLIT), &f->shape.split,
+			   f->refusal.split_problem, f->refusal.split_entry, f->shape.block_size,
+			   f->t.sector);
 }
 
 /* A refusal of the range, worded with the options that set it. */
@@ -1168,7 +1169,8 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 	if (a->dry_run && sh->split.n)
 		printf("writes:   each --bs block in equal writes of one size, SIZE/PERCENT %s, "
 		       "drawn per block (seed %" PRIu64 ")\n",
-		       guac_bs_split_str(split, sizeof(split), &sh->split), sh->random ? sh->seed : 0);
+		       guac_bs_split_str(split, sizeof(split), &sh->split),
+		       sh->random ? sh->seed : 0);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }

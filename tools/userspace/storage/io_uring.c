@@ -178,13 +178,15 @@ static void guac_uring_submit_next(struct guac_uring_job *u)
 static void guac_uring_complete(struct guac_uring_job *u, struct guac_uring_slot *s, int res)
 {
 	struct guac_io *io = u->job->io;
+	size_t left;
 
 	u->inflight--;
 	if (res == -EINTR || res == -EAGAIN || (res > 0 && s->sent + (size_t)res < s->len)) {
 		/* As guac_io_pwrite_all: retried, or the rest written. */
 		s->sent += res > 0 ? (size_t)res : 0;
+		left = s->len - s->sent;
 		if (res > 0 && !(s->sent % s->piece) &&
-		    !guac_io_throttle(io, s->len - s->sent < s->piece ? s->len - s->sent : s->piece)) {
+		    !guac_io_throttle(io, left < s->piece ? left : s->piece)) {
 			s->state = GUAC_URING_STOPPED;
 			u->halt = true;
 			return;

@@ -45,6 +45,8 @@ KIB = 1024
 SLOT = 8192
 JOURNAL = 2 * SLOT
 MATCH_MIN = 16
+SPLIT_AT = 120 + 32 * 128
+M64 = (1 << 64) - 1
 
 
 CLASSES_SEEN = {}   # damaged pieces by the reference's class, over all cases
@@ -82,10 +84,31 @@ def decode_slot(b):
     r.update(zip(("random", "passes", "sector", "window", "pass", "complete", "jobs"),
                  struct.unpack_from("<7I", b, 88)))
     r["parts"] = [struct.unpack_from("<4Q", b, 120 + 32 * i) for i in range(r["jobs"])]
+    n = struct.unpack_from("<I", b, SPLIT_AT)[0]
+    r["split"] = [struct.unpack_from("<QI", b, SPLIT_AT + 4 + 12 * i) for i in range(n)]
     return r
 
 
+def mix(x):
+    """splitmix64's step (--bs-split's draw, docs/storage.md "Block sizes")."""
+    x = (x + 0x9e3779b97f4a7c15) & M64
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & M64
+    return x ^ (x >> 31)
+
+
+def draw(split, seed, pass_, index):
+    h, total = mix(mix(mix(seed) ^ pass_) ^ index) % 100, 0
+    for size, pct in split:
+        total += pct
+        if h < total:
+            return size
+    return split[-1][0]
+
+
 def read_journal(path, at):
+    if path is None:
+        return None
     with open(path, "rb") as f:
         f.seek(at)
         data = f.read(JOURNAL)
@@ -144,11 +167,17 @@ class Model:
         while x < r["length"]:
             end = ((r["seek"] + x) // unit + 1) * unit - r["seek"]
             if self.perm:
-                end = min(end, (x // r["bs"] + 1) * r["bs"])
+                start = x - x % r["bs"]
+                wend = start + r["bs"]
             else:
                 p = self.part(x)
-                end = min(end, p[0] + ((x - p[0]) // r["bs"] + 1) * r["bs"], p[1])
-            end = min(end, r["length"])
+                start = p[0] + (x - p[0]) // r["bs"] * r["bs"]
+                wend = min(start + r["bs"], p[1])
+            if r["split"]:
+                size = draw(r["split"], r["seed"] if r["random"] else 0, r["pass"],
+                            start // r["bs"])
+                wend = min(wend, start + ((x - start) // size + 1) * size)
+            end = min(end, wend, r["length"])
             out.append((x, end - x))
             x = end
         return out
@@ -210,6 +239,12 @@ class Case:
         total = self.length * self.passes
         self.seconds = g.uniform(0.6, 1.6)
         self.rate = max(total // int(self.seconds * 1000) * 1000, 64 * KIB)
+        self.split = None
+        if g.random() < 0.3:
+            sizes = g.sample(sorted({512, 1024, 4096, self.bs // 2, self.bs}), g.randint(1, 3))
+            cut = sorted(g.sample(range(1, 100), len(sizes) - 1))
+            pcts = [b - a for a, b in zip([0] + cut, cut + [100])]
+            self.split = ":".join("%d/%d" % sp for sp in zip(sizes, pcts))
         self.kill_after = None if g.random() < 0.2 else g.uniform(0.05, self.seconds)
         if g.random() < 0.15:
             self.rate, self.kill_after = None, None  # done before the first flush
@@ -225,6 +260,8 @@ class Case:
                   str(self.rng.randrange(1 << 63))]
         if self.own_journal:
             a += ["--journal", self.journal]
+        if self.split:
+            a += ["--bs-split", self.split]
         return a + [self.target]
 
     def fill(self):
@@ -240,10 +277,12 @@ class Case:
             time.sleep(self.kill_after)
             p.send_signal(signal.SIGKILL)
         _, err = p.communicate(timeout=120)
-        if self.kill_after is None and p.returncode:
+        if p.returncode and (self.kill_after is None or p.returncode != -signal.SIGKILL):
             raise Failure("the crash-safe fill failed (exit %d): %s" % (p.returncode, err.decode()))
 
     def journal_at(self):
+        if self.own_journal and not os.path.exists(self.journal):
+            return None, 0      # killed before it opened the journal
         if self.own_journal:
             return self.journal, 0
         size = os.path.getsize(self.target)

@@ -507,6 +507,47 @@ static void guac_io_backlog_end(struct guac_io_job *job)
 	guac_io_backlog_free(job);
 }
 
+/* The size of the writes @len bytes produced for @pos go out in (io_engine.h's piece hook). */
+size_t guac_io_piece(struct guac_io_job *job, uint64_t pos, size_t len)
+{
+	size_t piece = job->io->hooks.piece ? job->io->hooks.piece(job, pos) : 0;
+
+	return piece && piece < len ? piece : len;
+}
+
+/*
+ * Write the block of @s at run position @at, in pieces (the piece hook),
+ * each waiting its turn under the rate limit. False when the job must end:
+ * an error (recorded), or a stop while waiting, after which the block is not
+ * written on, as after the loop's check. A placed block is done whole or
+ * not (its part of the steps counts blocks); another counts its pieces.
+ */
+static bool guac_io_write_block(struct guac_io_job *job, const struct guac_io_slot *s,
+				uint64_t at)
+{
+	struct guac_io *io = job->io;
+	size_t piece = guac_io_piece(job, s->pos, s->len), off, len, got;
+	int err;
+
+	for (off = 0; off < s->len; off += len) {
+		len = s->len - off < piece ? s->len - off : piece;
+		if (!guac_io_throttle(io, len)) {
+			if (!io->hooks.place)
+				atomic_store(&job->done, s->pos + off - job->start);
+			return false;
+		}
+		err = guac_io_pwrite_all(io, s->buf + off, len, io->base + at + off, &got);
+		if (err) {
+			job->error = err;
+			job->error_pos = at + off + got;
+			atomic_store(&job->done,
+				     (io->hooks.place ? s->pos : s->pos + off + got) - job->start);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * Write the block, or check what was read: every consume and unreadable
  * call, the sector-by-sector retry of a failed read and the accounting
@@ -518,23 +559,14 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 {
 	struct guac_io *io = job->io;
 	uint64_t pos = s->pos;
-	size_t n = s->len, got;
-	int err;
+	size_t n = s->len;
 
 	if (io->write) {
 		uint64_t at = io->hooks.place ? io->hooks.place(job, pos) : pos;
 
-		/* A stop while waiting for the rate: the block is not written, as after the loop's check. */
-		if (!guac_io_gate_wait(job, pos) || !guac_io_throttle(io, n))
+		/* A stop while waiting for the journal's flush: the block is not written. */
+		if (!guac_io_gate_wait(job, pos) || !guac_io_write_block(job, s, at))
 			return false;
-		err = guac_io_pwrite_all(io, s->buf, n, io->base + at, &got);
-		if (err) {
-			job->error = err;
-			job->error_pos = at + got;
-			/* A placed block is done whole or not: its part of the steps counts blocks. */
-			atomic_store(&job->done, (io->hooks.place ? pos : pos + got) - job->start);
-			return false;
-		}
 		if (job->backlog && !guac_io_backlog_push(job, pos, at, n))
 			return false;
 	} else if (s->err == GUAC_IO_STOPPED) {

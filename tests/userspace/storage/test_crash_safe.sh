@@ -74,6 +74,10 @@ check "verify --after-crash: exit 0, OK, every byte flushed, the record complete
 	"[ $? -eq 0 ] && grep -q '^after-crash: OK: ' '$tmp/v.out' &&
 	 grep -q '^after-crash: $len bytes flushed (must be new), 0 in flight' '$tmp/v.out' &&
 	 grep -q 'sequential; complete; atomic unit 512 bytes\$' '$tmp/v.out'"
+"$GUAC" verify --after-crash --progress log --progress-interval 0.001 "$tmp/t" >/dev/null 2>"$tmp/p.err"
+check "--progress log: lines of bytes checked on stderr, the last at 100%" \
+	"grep -q '^after-crash: [0-9]* of $len bytes checked (' '$tmp/p.err' &&
+	 tail -1 '$tmp/p.err' | grep -q '^after-crash: $len of $len bytes checked (100.0%)'"
 "$GUAC" write --crash-safe --json --bs $bs --origin 78 --length 1M --journal "$tmp/j" \
 	"$tmp/t2" >"$tmp/w.json" 2>/dev/null
 check "--json: the journal, its byte and its records" \

@@ -702,7 +702,8 @@ int guac_cmd_verify(int argc, char **argv)
 		ret = guac_verify_after_crash(&(struct verify_crash_args){
 			.path = o->req.path, .journal = o->journal, .prior_given = o->prior_given,
 			.prior_origin = o->prior_origin, .sector = o->req.sector,
-			.direct = o->req.direct, .impl = o->req.impl });
+			.direct = o->req.direct, .impl = o->req.impl,
+			.progress = o->progress.mode, .progress_interval = o->progress.interval });
 		goto out;
 	}
 	if (ret) {

@@ -365,6 +365,8 @@ int guac_crash_check_run(struct guac_crash_check *c)
 		end = end < r->length ? end : r->length;
 		crash_chunk(st, x, (size_t)(end - x));
 		x = end;
+		if (c->progress)
+			c->progress(x, r->length, c->arg);
 	}
 	crash_flush_pending(st);
 	free(st->data);

@@ -35,7 +35,7 @@ trap cleanup EXIT
 bytes=$(numfmt --from=iec "${len%B}")
 truncate -s $((bytes + 1024 * 1024)) "$dir/image"
 loop=$(losetup -f --show "$dir/image")
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1) model $(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 
 # rate MODE BS: one fill, its bytes a second.
 rate() {
@@ -44,7 +44,7 @@ rate() {
 	journal) extra=(--crash-safe) ;;
 	window4) extra=(--crash-safe --crash-window 4) ;;
 	esac
-	"$guac" write --force --json --progress none --bs "$2" --length "$bytes" "${extra[@]}" \
+	"$guac" write --force --json --progress none --origin 1 --bs "$2" --length "$bytes" "${extra[@]}" \
 		"$loop" | sed -n 's/.*"bytes_per_second":\([0-9]*\).*/\1/p'
 }
 

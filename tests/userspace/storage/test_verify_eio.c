@@ -158,7 +158,7 @@ static int setup(void **state)
 	memset(&io, 0, sizeof(io));
 	io.target = &target;
 	io.ops = &fake_ops;
-	io.hooks = (struct guac_io_hooks){ produce, consume, on_unreadable, NULL, NULL };
+	io.hooks = (struct guac_io_hooks){ produce, consume, on_unreadable, NULL, NULL, NULL };
 	io.bs = 64 << 10;
 	return 0;
 }

@@ -40,7 +40,7 @@ static const struct guac_usage manifest_usage = {
 static void manifest_print(const char *path, const struct guac_manifest *m)
 {
 	uint64_t done, verified = 0;
-	char human[32], check[192];
+	char human[32], check[192], split[GUAC_BS_SPLIT_STR];
 	unsigned int i;
 
 	done = guac_manifest_done(m);
@@ -76,6 +76,9 @@ static void manifest_print(const char *path, const struct guac_manifest *m)
 		       m->length / m->block_size);
 	if (m->iodepth > 1)
 		printf("# written with up to %u writes in flight a job (--iodepth)\n", m->iodepth);
+	if (m->bs_split.n)
+		printf("# each block written in equal writes of one size, SIZE/PERCENT %s "
+		       "(--bs-split)\n", guac_bs_split_str(split, sizeof(split), &m->bs_split));
 	guac_manifest_print(stdout, m);
 }
 

@@ -202,6 +202,54 @@ static bool verify_take_impl(struct verify_options *o)
 	return true;
 }
 
+/* The table's --after-crash part (verify_crash.c's check). */
+#define VERIFY_CRASH_OPTIONS 3
+static void verify_crash_options(struct verify_options *o, struct guac_option *opts)
+{
+	const struct guac_option crash[VERIFY_CRASH_OPTIONS] = {
+		GUAC_OPT_FLAG(0, "after-crash", &o->after_crash,
+			      "check a guac write --crash-safe fill after a crash or power loss, "
+			      "from its journal alone: every flushed write there, nothing torn "
+			      "within a --sector, no write there that was never issued "
+			      "(docs/crash-safety.md)"),
+		GUAC_OPT_STRING(0, "journal", &o->journal, "PATH",
+				"--after-crash: the journal guac write --crash-safe --journal PATH "
+				"kept (default: SOURCE's last 16 KiB)"),
+		GUAC_OPT_U64_GIVEN(0, "prior-origin", &o->prior_origin, "BLOCK",
+				   "--after-crash: SOURCE held this origin's stream (an earlier "
+				   "fill at the same place) before the fill: what a write not yet "
+				   "flushed may have left is then checked too",
+				   &o->prior_given),
+	};
+
+	memcpy(opts, crash, sizeof(crash));
+}
+
+#define VERIFY_HEAD_OPTIONS 18
+#define VERIFY_TAIL_OPTIONS 7
+
+/* The table's last part: the report's options, then --version, --help and the end. */
+static void verify_tail_options(struct verify_options *o, struct guac_option *opts,
+				const char *impl_help)
+{
+	const struct guac_option tail[VERIFY_TAIL_OPTIONS] = {
+		GUAC_OPT_FLAG(0, "json", &o->json,
+			      "print a JSON summary on standard output instead of text"),
+		GUAC_OPT_CALLBACK(0, "progress", &o->progress.mode, "MODE",
+				  GUAC_IO_PROGRESS_HELP ", bad and unreadable sectors so far), none, "
+				  "or auto (default: tty on a terminal, else log, as in a batch job's "
+				  "output file)", guac_opt_progress),
+		GUAC_OPT_CALLBACK(0, "progress-interval", &o->progress.interval, "SECONDS",
+				  "seconds between log lines (default 30)", guac_opt_progress_interval),
+		GUAC_OPT_STRING(0, "impl", &o->impl_name, "NAME", impl_help),
+		GUAC_OPT_VERSION(),
+		GUAC_OPT_HELP(),
+		GUAC_OPT_END(),
+	};
+
+	memcpy(opts, tail, sizeof(tail));
+}
+
 /*
  * The options table: SOURCE's index count, GUAC_PARSE_DONE after
  * --help or --version, or below 0 after a message.
@@ -209,11 +257,12 @@ static bool verify_take_impl(struct verify_options *o)
 static int verify_parse_table(struct verify_options *o, int argc, char **argv)
 {
 	struct verify_request *req = &o->req;
+	struct guac_option opts[VERIFY_HEAD_OPTIONS + VERIFY_CRASH_OPTIONS + VERIFY_TAIL_OPTIONS];
 	char jobs_help[192], impl_help[128], after[sizeof(verify_after_fmt) + 32];
 	const struct guac_usage usage = {
 		.synopsis = verify_synopsis, .about = verify_about, .after = after,
 	};
-	const struct guac_option opts[] = {
+	const struct guac_option head[VERIFY_HEAD_OPTIONS] = {
 		GUAC_OPT_U64_GIVEN('o', "offset", &req->offset, "BYTES",
 				   "stream position of the first byte (default 0)", &o->offset_given),
 		GUAC_OPT_U64_GIVEN('n', "length", &req->length, "BYTES",
@@ -263,31 +312,6 @@ static int verify_parse_table(struct verify_options *o, int argc, char **argv)
 		GUAC_OPT_STRING(0, "bad-list", &req->bad_list_path, "FILE",
 				"write every bad range, one per line, split where the class changes: "
 				"KIND FIRST_BYTE LAST_BYTE FIRST_LBA LAST_LBA CLASS"),
-		GUAC_OPT_FLAG(0, "after-crash", &o->after_crash,
-			      "check a guac write --crash-safe fill after a crash or power loss, "
-			      "from its journal alone: every flushed write there, nothing torn "
-			      "within a --sector, no write there that was never issued "
-			      "(docs/crash-safety.md)"),
-		GUAC_OPT_STRING(0, "journal", &o->journal, "PATH",
-				"--after-crash: the journal guac write --crash-safe --journal PATH "
-				"kept (default: SOURCE's last 16 KiB)"),
-		GUAC_OPT_U64_GIVEN(0, "prior-origin", &o->prior_origin, "BLOCK",
-				   "--after-crash: SOURCE held this origin's stream (an earlier "
-				   "fill at the same place) before the fill: what a write not yet "
-				   "flushed may have left is then checked too",
-				   &o->prior_given),
-		GUAC_OPT_FLAG(0, "json", &o->json,
-			      "print a JSON summary on standard output instead of text"),
-		GUAC_OPT_CALLBACK(0, "progress", &o->progress.mode, "MODE",
-				  GUAC_IO_PROGRESS_HELP ", bad and unreadable sectors so far), none, "
-				  "or auto (default: tty on a terminal, else log, as in a batch job's "
-				  "output file)", guac_opt_progress),
-		GUAC_OPT_CALLBACK(0, "progress-interval", &o->progress.interval, "SECONDS",
-				  "seconds between log lines (default 30)", guac_opt_progress_interval),
-		GUAC_OPT_STRING(0, "impl", &o->impl_name, "NAME", impl_help),
-		GUAC_OPT_VERSION(),
-		GUAC_OPT_HELP(),
-		GUAC_OPT_END(),
 	};
 
 	snprintf(jobs_help, sizeof(jobs_help),
@@ -296,6 +320,9 @@ static int verify_parse_table(struct verify_options *o, int argc, char **argv)
 		 "dropped)", guac_nr_cpus());
 	snprintf(impl_help, sizeof(impl_help), "generator: %s", guac_impl_choices());
 	snprintf(after, sizeof(after), verify_after_fmt, VERIFY_SHOWN_RANGES, VERIFY_DIAG_MAX);
+	memcpy(opts, head, sizeof(head));
+	verify_crash_options(o, opts + VERIFY_HEAD_OPTIONS);
+	verify_tail_options(o, opts + VERIFY_HEAD_OPTIONS + VERIFY_CRASH_OPTIONS, impl_help);
 	return guac_parse_options(argc, argv, opts, &usage, 0);
 }
 
@@ -675,7 +702,8 @@ int guac_cmd_verify(int argc, char **argv)
 		ret = guac_verify_after_crash(&(struct verify_crash_args){
 			.path = o->req.path, .journal = o->journal, .prior_given = o->prior_given,
 			.prior_origin = o->prior_origin, .sector = o->req.sector,
-			.direct = o->req.direct, .impl = o->req.impl });
+			.direct = o->req.direct, .impl = o->req.impl,
+			.progress = o->progress.mode, .progress_interval = o->progress.interval });
 		goto out;
 	}
 	if (ret) {

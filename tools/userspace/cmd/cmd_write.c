@@ -10,6 +10,7 @@
  * storage/fill.c's; this file parses, words its refusals and reports.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -109,7 +110,7 @@ static bool write_run(const struct write_args *a, char *run, size_t size)
 }
 
 /* The table's first part: the options that say what is written where, and how. */
-#define WRITE_RANGE_OPTIONS 11
+#define WRITE_RANGE_OPTIONS 12
 static void write_range_options(struct write_args *a, struct guac_option *opts)
 {
 	const struct guac_option range[WRITE_RANGE_OPTIONS] = {
@@ -133,6 +134,12 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 		GUAC_OPT_CALLBACK_GIVEN(0, "bs", &a->fill.shape.block_size, "BYTES",
 					"bytes per write system call, whole sectors (default 1M)",
 					guac_opt_bs, &a->bs_given),
+		GUAC_OPT_STRING(0, "bs-split", &a->bs_split_arg, "SIZE/PCT[:SIZE/PCT...]",
+				"write each --bs block in equal writes of one size drawn from these "
+				"(fio's bssplit, e.g. 4k/50:64k/50): at most 8 distinct sizes, each "
+				"dividing --bs in whole sectors, integer percentages summing to 100; "
+				"drawn per block from the seed (0 for a sequential fill), the pass and "
+				"the block (docs/storage.md); recorded, a resume keeps it"),
 		GUAC_OPT_CALLBACK('j', "jobs", &a->fill.shape.jobs, "N",
 				  "threads, each writing its own contiguous part (default 1)",
 				  guac_opt_jobs),
@@ -154,12 +161,40 @@ static void write_range_options(struct write_args *a, struct guac_option *opts)
 	memcpy(opts, range, sizeof(range));
 }
 
+/* The table's --crash-safe part. */
+#define WRITE_CRASH_OPTIONS 4
+static void write_crash_options(struct write_args *a, struct guac_option *opts)
+{
+	const struct guac_option crash[WRITE_CRASH_OPTIONS] = {
+		GUAC_OPT_FLAG(0, "crash-safe", &a->fill.crash_safe,
+			      "power-loss validation (docs/crash-safety.md): keep a 16 KiB journal, "
+			      "synced after an fdatasync of TARGET at each flush, from which `guac "
+			      "verify --after-crash` tells what every sector may hold after a crash; "
+			      "not with --resume or --shard, at most 128 jobs"),
+		GUAC_OPT_STRING(0, "journal", &a->fill.journal, "PATH",
+				"--crash-safe: keep the journal in PATH (a file, created if missing, "
+				"or a block device; not TARGET) instead of TARGET's last 16 KiB (a "
+				"device's, which the default length leaves out; a file's, after the "
+				"fill)"),
+		GUAC_OPT_CALLBACK_GIVEN(0, "flush-interval", &a->fill.flush_interval, "SECONDS",
+					"--crash-safe: at most SECONDS between flushes (default 1), "
+					"and one whenever a job reaches --crash-window",
+					guac_opt_flush_interval, &a->flush_interval_given),
+		GUAC_OPT_U64_GIVEN(0, "crash-window", &a->crash_window, "N",
+				   "--crash-safe: --bs blocks a job may write past the last flush "
+				   "(1 to 1048576, default 64): what may be old or new after a crash",
+				   &a->crash_window_given),
+	};
+
+	memcpy(opts, crash, sizeof(crash));
+}
+
 /* The option table's part of write_parse_args(): the operands' count, or GUAC_PARSE_*. */
 static int write_parse_options(struct write_args *a, int argc, char **argv)
 {
 	char impl_help[128];
-	struct guac_option opts[WRITE_RANGE_OPTIONS + 25];
-	const struct guac_option rest[25] = {
+	struct guac_option opts[WRITE_RANGE_OPTIONS + WRITE_CRASH_OPTIONS + 21];
+	const struct guac_option rest[21] = {
 		GUAC_OPT_STRING(0, "pattern", &a->pattern_arg, "NAME",
 				"sequential (default: each job writes its part in address order) or "
 				"random: every --bs block once a pass, in a seeded random order; the "
@@ -179,24 +214,6 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 		GUAC_OPT_STRING(0, "verify-backlog-on-error", &a->backlog_on_error_arg, "WHAT",
 				"stop (default: the fill stops at the first block read back wrong, "
 				"exit 1) or continue (the fill goes on, mismatches counted, exit 1)"),
-		GUAC_OPT_FLAG(0, "crash-safe", &a->fill.crash_safe,
-			      "power-loss validation (docs/crash-safety.md): keep a 16 KiB journal, "
-			      "synced after an fdatasync of TARGET at each flush, from which `guac "
-			      "verify --after-crash` tells what every sector may hold after a crash; "
-			      "not with --resume or --shard, at most 128 jobs"),
-		GUAC_OPT_STRING(0, "journal", &a->fill.journal, "PATH",
-				"--crash-safe: keep the journal in PATH (a file, created if missing, "
-				"or a block device; not TARGET) instead of TARGET's last 16 KiB (a "
-				"device's, which the default length leaves out; a file's, after the "
-				"fill)"),
-		GUAC_OPT_CALLBACK_GIVEN(0, "flush-interval", &a->fill.flush_interval, "SECONDS",
-					"--crash-safe: at most SECONDS between flushes (default 1), "
-					"and one whenever a job reaches --crash-window",
-					guac_opt_flush_interval, &a->flush_interval_given),
-		GUAC_OPT_U64_GIVEN(0, "crash-window", &a->crash_window, "N",
-				   "--crash-safe: --bs blocks a job may write past the last flush "
-				   "(1 to 1048576, default 64): what may be old or new after a crash",
-				   &a->crash_window_given),
 		GUAC_OPT_STRING('m', "manifest", &a->fill.manifest, "FILE",
 				"record the write (docs/manifest.md); an existing manifest of another "
 				"stream range moves into its history; not TARGET itself"),
@@ -231,9 +248,8 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 			      "the manifest"),
 		GUAC_OPT_STRING(0, "run", &a->run_arg, "ID",
 				"the run the manifest records (default: GUAC_RUN, else none; a resume "
-				"without one keeps the manifest's): the fleet run this fill is of, "
-				"which `guac report --run ID` counts alone (a Slurm job or array ID, "
-				"a label)"),
+				"without one keeps the manifest's): the fleet run this fill is of, which "
+				"`guac report --run ID` counts alone (a Slurm job or array ID, a label)"),
 		GUAC_OPT_FLAG(0, "json", &a->json,
 			      "print the report as one JSON object on standard output (the text's "
 			      "facts, the exit status and its reason)"),
@@ -249,7 +265,8 @@ static int write_parse_options(struct write_args *a, int argc, char **argv)
 	};
 
 	write_range_options(a, opts);
-	memcpy(opts + WRITE_RANGE_OPTIONS, rest, sizeof(rest));
+	write_crash_options(a, opts + WRITE_RANGE_OPTIONS);
+	memcpy(opts + WRITE_RANGE_OPTIONS + WRITE_CRASH_OPTIONS, rest, sizeof(rest));
 	snprintf(impl_help, sizeof(impl_help), "generator: %s", guac_impl_choices());
 	return guac_parse_options(argc, argv, opts, &write_usage, 0);
 }
@@ -448,7 +465,7 @@ static void write_report_text(const struct write_outcome *o)
 {
 	const struct guac_io *io = o->io;
 	const struct guac_fill_outcome *out = o->out;
-	char human[32], rate[32], soff[32], limit[48];
+	char human[32], rate[32], soff[32], limit[48], split[GUAC_BS_SPLIT_STR];
 	unsigned int i;
 
 	guac_fmt_bytes(human, sizeof(human), (double)out->durable);
@@ -487,6 +504,8 @@ static void write_report_text(const struct write_outcome *o)
 	       guac_target_mode(o->t), io->jobs, io->jobs == 1 ? "" : "s",
 	       write_engine_name(io->iodepth), write_depth(io->iodepth), o->sh->block_size,
 	       o->t->sector);
+	if (o->sh->split.n)
+		printf(", bs split %s", guac_bs_split_str(split, sizeof(split), &o->sh->split));
 	if (o->a->fill.rate)
 		printf(", rate limit %s", guac_rate_limit_str(limit, sizeof(limit), o->a->fill.rate));
 	printf("; %.3f s, %s\n", io->seconds, rate);
@@ -587,7 +606,7 @@ static void write_report_json(const struct write_outcome *o)
 	const struct guac_io *io = o->io;
 	const struct guac_fill_outcome *out = o->out;
 	const struct guac_manifest *m = o->m;
-	char soff[32];
+	char soff[32], split[GUAC_BS_SPLIT_STR];
 
 	printf("{\"target\":");
 	guac_json_string(stdout, o->a->fill.target);
@@ -633,6 +652,7 @@ static void write_report_json(const struct write_outcome *o)
 		printf(",\"rate_limit\":%" PRIu64, o->a->fill.rate);
 	else
 		printf(",\"rate_limit\":null");
+	write_json_text("bs_split", guac_bs_split_str(split, sizeof(split), &o->sh->split));
 	if (o->a->fill.verify_backlog)
 		printf(",\"verify_backlog\":%" PRIu64 ",\"read_back_blocks\":%" PRIu64
 		       ",\"read_back_bytes\":%" PRIu64 ",\"mismatches\":%" PRIu64,
@@ -753,6 +773,107 @@ static bool write_parse_iodepth(struct write_args *a)
 	return true;
 }
 
+/*
+ * What is wrong with --bs-split @arg (@recorded: the manifest's one; @s as
+ * parsed; @bs and @sector the plan's, 0 before it), entry @which at fault.
+ */
+static void write_say_bs_split(const char *arg, bool recorded, const struct guac_bs_split *s,
+			       enum guac_bs_split_problem problem, unsigned int which, uint64_t bs,
+			       unsigned int sector)
+{
+	const char *was = recorded ? " (the recorded one)" : "";
+	uint64_t size = s->size[which];
+	unsigned int i, sum = 0;
+
+	for (i = 0; i < s->n; i++)
+		sum += s->percent[i];
+	if (problem == GUAC_BS_SPLIT_ZERO_SIZE)
+		guac_err("invalid --bs-split '%s'%s: a size of 0 bytes (entry %u)", arg, was,
+			 which + 1);
+	else if (problem == GUAC_BS_SPLIT_ZERO_PERCENT)
+		guac_err("invalid --bs-split '%s'%s: size %" PRIu64 " at 0%% (leave it out)", arg,
+			 was, size);
+	else if (problem == GUAC_BS_SPLIT_DUPLICATE)
+		guac_err("invalid --bs-split '%s'%s: size %" PRIu64 " is given twice (give it once, "
+			 "with the percentages added)", arg, was, size);
+	else if (problem == GUAC_BS_SPLIT_NOT_100)
+		guac_err("invalid --bs-split '%s'%s: the percentages sum to %u, not 100", arg, was,
+			 sum);
+	else if (problem == GUAC_BS_SPLIT_NOT_DIVIDING)
+		guac_err("invalid --bs-split '%s'%s: size %" PRIu64 " does not divide --bs %" PRIu64
+			 " (each block is written in equal writes of one size); nothing written",
+			 arg, was, size, bs);
+	else if (problem == GUAC_BS_SPLIT_NOT_SECTORS)
+		guac_err("invalid --bs-split '%s'%s: size %" PRIu64 " is not whole %u-byte sectors "
+			 "of the target; nothing written", arg, was, size, sector);
+	else if (problem == GUAC_BS_SPLIT_TOO_MANY)
+		guac_err("invalid --bs-split '%s'%s: more than %d sizes", arg, was,
+			 GUAC_BS_SPLIT_MAX);
+}
+
+/* One SIZE/PCT of --bs-split, @len bytes at @p, into entry s->n; false after a message. */
+static bool write_parse_bs_entry(const char *arg, const char *p, size_t len,
+				 struct guac_bs_split *s)
+{
+	char entry[64], *slash, *end;
+	unsigned long percent;
+
+	if (s->n == GUAC_BS_SPLIT_MAX) {
+		write_say_bs_split(arg, false, s, GUAC_BS_SPLIT_TOO_MANY, 0, 0, 0);
+		return false;
+	}
+	if (len && len < sizeof(entry)) {
+		memcpy(entry, p, len);
+		entry[len] = '\0';
+	}
+	slash = len && len < sizeof(entry) ? strchr(entry, '/') : NULL;
+	if (!slash || !isdigit((unsigned char)slash[1])) {
+		guac_err("invalid --bs-split '%s': expected SIZE/PERCENT[:SIZE/PERCENT...], such "
+			 "as 4k/50:64k/50", arg);
+		return false;
+	}
+	*slash = '\0';
+	if (!guac_parse_u64("--bs-split size", entry, &s->size[s->n]))
+		return false;
+	errno = 0;
+	percent = strtoul(slash + 1, &end, 10);
+	if (errno || *end || percent > 100) {
+		guac_err("invalid --bs-split '%s': percentage '%s' is not an integer from 1 to 100",
+			 arg, slash + 1);
+		return false;
+	}
+	s->percent[s->n++] = (unsigned int)percent;
+	return true;
+}
+
+/*
+ * --bs-split (fio's bssplit syntax): its entries, checked but against the
+ * block and sector sizes, which the plan knows; false after a message.
+ */
+static bool write_parse_bs_split(struct write_args *a)
+{
+	struct guac_bs_split *s = &a->fill.shape.split;
+	const char *arg = a->bs_split_arg, *p = arg;
+	enum guac_bs_split_problem problem;
+	unsigned int which;
+
+	if (!arg)
+		return true;
+	for (;;) {
+		size_t len = strcspn(p, ":");
+
+		if (!write_parse_bs_entry(arg, p, len, s))
+			return false;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	problem = guac_bs_split_check(s, 0, 0, &which);
+	if (problem)
+		write_say_bs_split(arg, false, s, problem, which, 0, 0);
+	return !problem;
+}
+
 /* The fill's values the options fixed: the others default, or a resume takes them. */
 static unsigned int write_fixed(const struct write_args *a)
 {
@@ -761,7 +882,8 @@ static unsigned int write_fixed(const struct write_args *a)
 	       (a->bs_given ? GUAC_FILL_FIXED_BLOCK_SIZE : 0) |
 	       (a->pattern_arg ? GUAC_FILL_FIXED_PATTERN : 0) |
 	       (a->seed_given ? GUAC_FILL_FIXED_SEED : 0) |
-	       (a->passes_given ? GUAC_FILL_FIXED_PASSES : 0);
+	       (a->passes_given ? GUAC_FILL_FIXED_PASSES : 0) |
+	       (a->bs_split_arg ? GUAC_FILL_FIXED_BS_SPLIT : 0);
 }
 
 int write_parse_args(struct write_args *a, int argc, char **argv)
@@ -784,7 +906,7 @@ int write_parse_args(struct write_args *a, int argc, char **argv)
 		return GUAC_EXIT_ERROR;
 	}
 	if (!write_parse_pattern(a) || !write_parse_backlog(a) || !write_parse_iodepth(a) ||
-	    !write_parse_crash_safe(a))
+	    !write_parse_crash_safe(a) || !write_parse_bs_split(a))
 		return GUAC_EXIT_ERROR;
 	if (!write_host(a, a->host, sizeof(a->host)) || !write_run(a, a->run, sizeof(a->run)) ||
 	    !write_checkpoint_seconds(&a->fill.checkpoint_seconds))
@@ -825,6 +947,18 @@ static void write_say_journal_refusal(const struct guac_fill *f, enum guac_fill_
 	else if (reason == GUAC_FILL_JOURNAL_UNUSABLE)
 		guac_err("cannot open the journal '%s': %s; nothing written",
 			 f->o->journal ? f->o->journal : target, strerror(f->refusal.error));
+}
+
+/* The plan's refusal of the split against --bs and the target's sectors. */
+static void write_say_bs_split_plan(const struct guac_fill *f)
+{
+	char arg[GUAC_BS_SPLIT_STR];
+
+	guac_bs_split_str(arg, sizeof(arg), &f->shape.split);
+	/* Resumed, it is the recorded one, which --bs may have been given against. */
+	write_say_bs_split(arg, !(f->o->fixed & GUAC_FILL_FIXED_BS_SPLIT), &f->shape.split,
+			   f->refusal.split_problem, f->refusal.split_entry, f->shape.block_size,
+			   f->t.sector);
 }
 
 /* A refusal of the range, worded with the options that set it. */
@@ -877,6 +1011,8 @@ static void write_say_range(const struct guac_fill *f, enum guac_fill_reason rea
 	else if (reason == GUAC_FILL_NO_SEED)
 		guac_err("cannot draw a seed for --pattern random (getrandom: %s): give --seed",
 			 strerror(f->refusal.error));
+	else if (reason == GUAC_FILL_BS_SPLIT_INVALID)
+		write_say_bs_split_plan(f);
 	else
 		write_say_journal_refusal(f, reason);
 }
@@ -976,15 +1112,21 @@ static void write_say_mismatch(const struct guac_fill *f)
 		[GUAC_FILL_MACHINE] = "machine differs",
 		[GUAC_FILL_IO_MODE] = "I/O mode (--direct/--buffered) differs",
 		[GUAC_FILL_IDENTITY] = "identity differs",
+		[GUAC_FILL_BS_SPLIT] = "block size split (--bs-split)",
 	};
 	const struct guac_fill_diff *d = &f->refusal.mismatch;
-	char why[160];
+	char why[160 + 2 * GUAC_BS_SPLIT_STR], was[GUAC_BS_SPLIT_STR], now[GUAC_BS_SPLIT_STR];
 
 	/* The numbers with their values: the one to give again, or to leave out. */
 	if (d->field == GUAC_FILL_PATTERN)
 		snprintf(why, sizeof(why), "%s differs (recorded %s, given %s; without it --resume "
 			 "takes the recorded one)", names[d->field], d->a ? "random" : "sequential",
 			 d->b ? "random" : "sequential");
+	else if (d->field == GUAC_FILL_BS_SPLIT)
+		snprintf(why, sizeof(why), "%s differs (recorded %s, given %s; without it --resume "
+			 "takes the recorded one)", names[d->field],
+			 f->old.bs_split.n ? guac_bs_split_str(was, sizeof(was), &f->old.bs_split) :
+			 "none", guac_bs_split_str(now, sizeof(now), &f->shape.split));
 	else if (d->field <= GUAC_FILL_PASSES || d->field == GUAC_FILL_BLOCK_SIZE)
 		snprintf(why, sizeof(why), "%s differs (recorded %" PRIu64 ", given %" PRIu64
 			 "; without it --resume takes the recorded one)", names[d->field],
@@ -1109,7 +1251,7 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 	enum guac_fill_reason reason = guac_fill_plan(f, o);
 	const struct guac_target *t = &f->t;
 	const struct guac_fill_shape *sh = &f->shape;
-	char rate[48];
+	char rate[48], split[GUAC_BS_SPLIT_STR];
 	bool clear;
 
 	if (reason) {
@@ -1135,6 +1277,17 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 	if (a->dry_run && o->rate)
 		printf("rate:     at most %s over all jobs, %" PRIu64 " bytes a second\n",
 		       guac_rate_limit_str(rate, sizeof(rate), o->rate), o->rate);
+	if (a->dry_run && o->crash_safe)
+		printf("journal:  16 KiB at byte %" PRIu64 " of '%s', a flush at least every %g s "
+		       "and every %u blocks a job\n", f->journal_at, o->journal ? o->journal :
+		       o->target, o->flush_interval > 0 ? o->flush_interval :
+		       GUAC_JOURNAL_DEFAULT_INTERVAL, o->crash_window ? o->crash_window :
+		       GUAC_JOURNAL_DEFAULT_WINDOW);
+	if (a->dry_run && sh->split.n)
+		printf("writes:   each --bs block in equal writes of one size, SIZE/PERCENT %s, "
+		       "drawn per block (seed %" PRIu64 ")\n",
+		       guac_bs_split_str(split, sizeof(split), &sh->split),
+		       sh->random ? sh->seed : 0);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }

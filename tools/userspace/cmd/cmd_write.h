@@ -27,6 +27,7 @@ struct write_args {
 	bool passes_given, seed_given;
 	const char *backlog_on_error_arg;	/* --verify-backlog-on-error: checked after the table */
 	uint64_t iodepth;		/* --iodepth: checked after the table */
+	const char *bs_split_arg;	/* --bs-split: checked after the table */
 	bool uring_off;			/* GUAC_IO_URING=off: pwrite whatever the depth */
 	uint64_t crash_window;		/* --crash-window: checked after the table */
 	bool flush_interval_given, crash_window_given;

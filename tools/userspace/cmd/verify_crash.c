@@ -35,7 +35,31 @@ struct crash_words {
 	const struct verify_crash_args *a;
 	unsigned int unit;
 	uint64_t counted[GUAC_CRASH_UNREADABLE + 1];
+	double start, next;		/* the check's start; when progress is next due */
+	bool drawn;			/* a tty line is on screen */
 };
+
+/*
+ * Progress on standard error, as the other checks give it: a line redrawn
+ * twice a second on a terminal, or a whole line every --progress-interval.
+ */
+static void crash_progress(uint64_t done, uint64_t total, void *arg)
+{
+	struct crash_words *w = arg;
+	enum guac_progress_mode mode = w->a->progress;
+	double now = guac_now(), rate = now > w->start ? done / (now - w->start) : 0;
+
+	if (mode == GUAC_PROGRESS_NONE || (now < w->next && done < total))
+		return;
+	if (mode == GUAC_PROGRESS_LOG && done == total && !w->drawn)
+		return;	/* a check shorter than an interval prints no line */
+	fprintf(stderr, "%safter-crash: %" PRIu64 " of %" PRIu64 " bytes checked (%.1f%%), "
+		"%.1f MB/s%s", mode == GUAC_PROGRESS_TTY ? "\r" : "", done, total,
+		total ? 100.0 * done / total : 100.0, rate / 1e6,
+		mode == GUAC_PROGRESS_TTY && done < total ? "" : "\n");
+	w->drawn = true;
+	w->next = now + (mode == GUAC_PROGRESS_TTY ? 0.5 : w->a->progress_interval);
+}
 
 /* What a violating range holds, in words. */
 static void crash_say_holds(const struct crash_words *w, const struct guac_crash_violation *v,
@@ -190,7 +214,8 @@ int guac_verify_after_crash(const struct verify_crash_args *a)
 	struct crash_words w = { .rec = rec, .a = a };
 	struct guac_crash_check c = { .rec = rec, .prior_known = a->prior_given,
 				      .prior_origin = a->prior_origin, .impl = a->impl,
-				      .violation = crash_say_violation, .arg = &w };
+				      .violation = crash_say_violation, .arg = &w,
+				      .progress = crash_progress };
 	uint64_t at;
 	int ret, err;
 
@@ -212,6 +237,8 @@ int guac_verify_after_crash(const struct verify_crash_args *a)
 		c.fd = t.fd;
 		c.direct = t.direct;
 		c.unit = w.unit;
+		w.start = guac_now();
+		w.next = w.start + (a->progress == GUAC_PROGRESS_TTY ? 0.5 : a->progress_interval);
 		err = guac_crash_check_run(&c);
 		if (err)
 			guac_err("cannot check: %s", strerror(err));

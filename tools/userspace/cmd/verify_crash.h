@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "io_engine.h"
 #include "target.h"
 
 struct verify_crash_args {
@@ -15,6 +16,8 @@ struct verify_crash_args {
 	unsigned int sector;		/* --sector: the atomic unit; 0 the physical sector */
 	enum guac_direct direct;
 	int impl;
+	enum guac_progress_mode progress;	/* --progress: tty, log or none */
+	double progress_interval;		/* log: seconds between lines */
 };
 
 /* The check, its report on standard output: the exit status. */

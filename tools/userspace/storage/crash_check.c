@@ -77,22 +77,41 @@ static enum guac_crash_expect crash_expect(const struct crash_state *st, uint64_
 	return GUAC_CRASH_MAY;
 }
 
+/*
+ * Where the write holding run position @x ends: its block's end, or with
+ * --bs-split (bs_split.h) the end of the block's write of the size drawn for
+ * it (a block starts at a multiple of bs from its job's part, or for a
+ * random fill from the fill's start; the last one of a part may be short).
+ */
+static uint64_t crash_write_end(const struct crash_state *st, uint64_t x)
+{
+	const struct guac_journal_record *r = st->r;
+	uint64_t bs = r->block_size, start, end, size;
+
+	if (r->random) {
+		start = x - x % bs;
+		end = start + bs;
+	} else {
+		const struct guac_journal_part *p = crash_part(r, x);
+
+		start = p->start + (x - p->start) / bs * bs;
+		end = start + bs < p->end ? start + bs : p->end;
+	}
+	if (!r->split.n)
+		return end;
+	size = guac_bs_split_draw(&r->split, r->random ? r->seed : 0, r->pass, start / bs);
+	start += (x - start) / size * size + size;
+	return start < end ? start : end;
+}
+
 /* Where the piece at run position @x ends: a unit's end, a write's, the chunk's. */
 static uint64_t crash_piece_end(const struct crash_state *st, uint64_t x, uint64_t chunk_end)
 {
 	const struct guac_journal_record *r = st->r;
-	uint64_t unit = st->c->unit, bs = r->block_size, end, dev = r->seek + x;
+	uint64_t unit = st->c->unit, end = ((r->seek + x) / unit + 1) * unit - r->seek;
+	uint64_t write_end = crash_write_end(st, x);
 
-	end = (dev / unit + 1) * unit - r->seek;
-	if (r->random) {
-		end = end < (x / bs + 1) * bs ? end : (x / bs + 1) * bs;
-	} else {
-		const struct guac_journal_part *p = crash_part(r, x);
-		uint64_t block_end = p->start + ((x - p->start) / bs + 1) * bs;
-
-		end = end < block_end ? end : block_end;
-		end = end < p->end ? end : p->end;
-	}
+	end = end < write_end ? end : write_end;
 	return end < chunk_end ? end : chunk_end;
 }
 
@@ -346,6 +365,8 @@ int guac_crash_check_run(struct guac_crash_check *c)
 		end = end < r->length ? end : r->length;
 		crash_chunk(st, x, (size_t)(end - x));
 		x = end;
+		if (c->progress)
+			c->progress(x, r->length, c->arg);
 	}
 	crash_flush_pending(st);
 	free(st->data);

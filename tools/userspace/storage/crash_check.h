@@ -70,6 +70,8 @@ struct guac_crash_check {
 	int impl;
 	void (*violation)(const struct guac_crash_violation *v, void *arg);
 	void *arg;
+	/* Optional: after each chunk, the fill's bytes checked so far. */
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	/* Out: bytes by expectation, and what they held. */
 	uint64_t expected[GUAC_CRASH_EXPECTS];
 	uint64_t held_new, held_old, unchecked, violating;

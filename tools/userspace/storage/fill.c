@@ -125,6 +125,8 @@ static enum guac_fill_reason fill_plan_resume(struct guac_fill *f)
 		f->shape.seed = old->seed;
 	if (!(f->fixed & GUAC_FILL_FIXED_PASSES))
 		f->shape.passes = old->random ? old->passes : 1;
+	if (!(f->fixed & GUAC_FILL_FIXED_BS_SPLIT))
+		f->shape.split = old->bs_split;
 	/* The passes' origins are the recorded ones, whatever the target's size now. */
 	f->shape.pass_stride = old->pass_stride;
 	f->fixed |= GUAC_FILL_FIXED_ORIGIN | GUAC_FILL_FIXED_LENGTH | GUAC_FILL_FIXED_SEED;
@@ -195,6 +197,11 @@ static enum guac_fill_reason fill_plan_range(struct guac_fill *f)
 	/* The manifest records whole sectors; O_DIRECT and verify's reads need them too. */
 	if (sh->block_size % t->sector)
 		return fill_refuse(f, GUAC_FILL_BLOCK_NOT_SECTORS);
+	/* A block's writes are whole sectors too, and make the block up exactly. */
+	f->refusal.split_problem = guac_bs_split_check(&sh->split, sh->block_size, t->sector,
+						       &f->refusal.split_entry);
+	if (f->refusal.split_problem)
+		return fill_refuse(f, GUAC_FILL_BS_SPLIT_INVALID);
 	return GUAC_FILL_OK;
 }
 
@@ -512,7 +519,13 @@ bool guac_fill_resume_same(const struct guac_fill *f, const struct guac_manifest
 		.direct = t->direct, .target_path = f->target_abs, .serial = t->serial,
 		.wwid = t->wwid, .identity = "",
 	};
-	return guac_fill_same(&was, &now, GUAC_FILL_RESUME, d);
+	if (!guac_fill_same(&was, &now, GUAC_FILL_RESUME, d))
+		return false;
+	/* The split is the workload's, not the fill's place: this rule's alone. */
+	if (guac_bs_split_same(&old->bs_split, &f->shape.split))
+		return true;
+	d->field = GUAC_FILL_BS_SPLIT;
+	return false;
 }
 
 /*
@@ -631,6 +644,7 @@ static void fill_record_start(struct guac_fill *f)
 	m->passes = f->shape.passes;
 	m->pass_stride = f->shape.pass_stride;
 	m->iodepth = f->iodepth > 1 ? f->iodepth : 1;
+	m->bs_split = f->shape.split;
 	m->status = GUAC_STATUS_RUNNING;
 	guac_manifest_now(m->started, sizeof(m->started));
 	if (f->have_old)
@@ -652,6 +666,18 @@ static void fill_produce(struct guac_io_job *job, uint8_t *buf, uint64_t pos, si
 
 	guac_spos_fill(s->impl, buf, s->origin, guac_spos_add(s->start, fill_place(job, pos)),
 		       len);
+}
+
+/*
+ * The size of the writes of the block produced for @pos: drawn for the fill's
+ * --bs block it lands at (counted from the fill's first byte), in this pass.
+ */
+static size_t fill_piece(struct guac_io_job *job, uint64_t pos)
+{
+	const struct guac_fill_stream *s = job->priv;
+	uint64_t index = (s->shard_start + fill_place(job, pos)) / s->bs;
+
+	return (size_t)guac_bs_split_draw(s->split, s->seed, s->pass, index);
 }
 
 /* Each part continues from its durable end: the split must be the recorded one. */
@@ -718,6 +744,7 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	io->jobs = (unsigned int)f->shape.jobs;
 	io->hooks.produce = fill_produce;
 	io->hooks.place = f->shape.random ? fill_place : NULL;
+	io->hooks.piece = f->shape.split.n ? fill_piece : NULL;
 	io->backlog = o->verify_backlog;
 	io->backlog_continue = o->backlog_continue;
 	io->rate = o->rate;
@@ -732,7 +759,8 @@ static enum guac_fill_reason fill_split(struct guac_fill *f)
 	guac_io_split(io, f->shape.random ? (unsigned int)f->shape.block_size : f->t.sector);
 	f->stream = (struct guac_fill_stream){
 		f->shape.origin, guac_spos_add(guac_spos_of(f->shape.offset), f->shard_start), o->impl,
-		NULL, f->shape.block_size, 0 };
+		NULL, f->shape.block_size, 0, &f->shape.split, f->shape.random ? f->shape.seed : 0,
+		f->shard_start };
 	f->out.stream_start = f->stream.start;
 	for (i = 0; i < io->jobs; i++)
 		io->job[i].priv = &f->stream;
@@ -1106,6 +1134,7 @@ static enum guac_fill_reason fill_open_journal(struct guac_fill *f)
 		.pass_stride = sh->pass_stride, .random = sh->random, .passes = sh->passes,
 		.sector = f->t.sector,
 		.window = o->crash_window ? o->crash_window : GUAC_JOURNAL_DEFAULT_WINDOW,
+		.split = sh->split,
 	};
 	return GUAC_FILL_OK;
 }

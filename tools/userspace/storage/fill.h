@@ -34,6 +34,7 @@ enum guac_fill_fixed {
 	GUAC_FILL_FIXED_PATTERN = 1 << 5,
 	GUAC_FILL_FIXED_SEED = 1 << 6,
 	GUAC_FILL_FIXED_PASSES = 1 << 7,
+	GUAC_FILL_FIXED_BS_SPLIT = 1 << 8,
 };
 
 /* What a fill tells its caller while it runs, for the caller to word. */
@@ -60,6 +61,12 @@ struct guac_fill_shape {
 	uint64_t seed;
 	unsigned int passes;
 	uint64_t pass_stride;		/* the plan's, or the recorded fill's */
+	/*
+	 * The sizes each block's writes are drawn from (bs_split.h; n 0: one
+	 * write a block), by (@seed, the pass, the block's index in the fill):
+	 * a sequential fill's seed is 0. A resume keeps the recorded one.
+	 */
+	struct guac_bs_split split;
 };
 
 struct guac_fill_options {
@@ -153,6 +160,7 @@ enum guac_fill_reason {
 	GUAC_FILL_JOURNAL_NO_ROOM,	/* the target's last 16 KiB: not past seek */
 	GUAC_FILL_JOURNAL_OVERLAP,	/* the range covers the journal: refusal.start/end */
 	GUAC_FILL_JOURNAL_UNUSABLE,	/* --journal cannot be opened (refusal.error) */
+	GUAC_FILL_BS_SPLIT_INVALID,	/* refusal.split_problem, for entry split_entry */
 };
 
 /* The numbers a refusal is worded with; which hold a value depends on the reason. */
@@ -166,6 +174,8 @@ struct guac_fill_refusal {
 	char why[512], which[512];	/* another target: how it differs, what this one is */
 	struct guac_fill_diff mismatch;	/* RESUME_DIFFERS: what (manifest.h's rule) */
 	enum guac_origin_refusal origin;	/* ORIGIN_REFUSED: why (identity.h) */
+	enum guac_bs_split_problem split_problem;	/* BS_SPLIT_INVALID: why, which entry */
+	unsigned int split_entry;
 	struct guac_origin_clash clash;	/* and its numbers */
 };
 
@@ -211,6 +221,9 @@ struct guac_fill_stream {
 	const struct guac_permutation *perm;
 	uint64_t bs;
 	unsigned int pass;
+	/* A split (shape.split): its sizes, the seed they are drawn with, the shard's first byte. */
+	const struct guac_bs_split *split;
+	uint64_t seed, shard_start;
 };
 
 struct guac_fill_checkpoint {

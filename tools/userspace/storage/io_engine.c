@@ -507,6 +507,47 @@ static void guac_io_backlog_end(struct guac_io_job *job)
 	guac_io_backlog_free(job);
 }
 
+/* The size of the writes @len bytes produced for @pos go out in (io_engine.h's piece hook). */
+size_t guac_io_piece(struct guac_io_job *job, uint64_t pos, size_t len)
+{
+	size_t piece = job->io->hooks.piece ? job->io->hooks.piece(job, pos) : 0;
+
+	return piece && piece < len ? piece : len;
+}
+
+/*
+ * Write the block of @s at run position @at, in pieces (the piece hook),
+ * each waiting its turn under the rate limit. False when the job must end:
+ * an error (recorded), or a stop while waiting, after which the block is not
+ * written on, as after the loop's check. A placed block is done whole or
+ * not (its part of the steps counts blocks); another counts its pieces.
+ */
+static bool guac_io_write_block(struct guac_io_job *job, const struct guac_io_slot *s,
+				uint64_t at)
+{
+	struct guac_io *io = job->io;
+	size_t piece = guac_io_piece(job, s->pos, s->len), off, len, got;
+	int err;
+
+	for (off = 0; off < s->len; off += len) {
+		len = s->len - off < piece ? s->len - off : piece;
+		if (!guac_io_throttle(io, len)) {
+			if (!io->hooks.place)
+				atomic_store(&job->done, s->pos + off - job->start);
+			return false;
+		}
+		err = guac_io_pwrite_all(io, s->buf + off, len, io->base + at + off, &got);
+		if (err) {
+			job->error = err;
+			job->error_pos = at + off + got;
+			atomic_store(&job->done,
+				     (io->hooks.place ? s->pos : s->pos + off + got) - job->start);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * Write the block, or check what was read: every consume and unreadable
  * call, the sector-by-sector retry of a failed read and the accounting
@@ -518,23 +559,14 @@ static bool guac_io_finish(struct guac_io_job *job, struct guac_io_slot *s)
 {
 	struct guac_io *io = job->io;
 	uint64_t pos = s->pos;
-	size_t n = s->len, got;
-	int err;
+	size_t n = s->len;
 
 	if (io->write) {
 		uint64_t at = io->hooks.place ? io->hooks.place(job, pos) : pos;
 
-		/* A stop while waiting for the rate: the block is not written, as after the loop's check. */
-		if (!guac_io_gate_wait(job, pos) || !guac_io_throttle(io, n))
+		/* A stop while waiting for the journal's flush: the block is not written. */
+		if (!guac_io_gate_wait(job, pos) || !guac_io_write_block(job, s, at))
 			return false;
-		err = guac_io_pwrite_all(io, s->buf, n, io->base + at, &got);
-		if (err) {
-			job->error = err;
-			job->error_pos = at + got;
-			/* A placed block is done whole or not: its part of the steps counts blocks. */
-			atomic_store(&job->done, (io->hooks.place ? pos : pos + got) - job->start);
-			return false;
-		}
 		if (job->backlog && !guac_io_backlog_push(job, pos, at, n))
 			return false;
 	} else if (s->err == GUAC_IO_STOPPED) {
@@ -1167,6 +1199,39 @@ static void guac_io_sleep(long ns)
 		;
 }
 
+/* A stop came before the jobs' parts were done (and not at the end of the data). */
+static bool guac_io_stopped_short(const struct guac_io *io)
+{
+	uint64_t total = 0;
+
+	if (!io->stop || !atomic_load(io->stop))
+		return false;
+	for (unsigned int i = 0; i < io->jobs; i++)
+		total += io->job[i].end - io->job[i].start;
+	return guac_io_done(io) < total && !io->eof;
+}
+
+/* The sleep before the next look, @ns, cut to the flush's time (guac_io.flush). */
+static long guac_io_flush_due(const struct guac_io *io, double next_flush, long ns)
+{
+	double left = next_flush - guac_now();
+
+	if (!io->flush || left * 1e9 >= ns)
+		return ns;
+	return left <= 0 ? 0 : (long)(left * 1e9);
+}
+
+/* A flush when it is due or a job waits at its limit; none after a stop. */
+static void guac_io_flush_now(struct guac_io *io, double *next_flush)
+{
+	if (!io->flush || (io->stop && atomic_load(io->stop)))
+		return;
+	if (guac_now() < *next_flush && !atomic_exchange(&io->flush_wanted, false))
+		return;
+	io->flush(io, io->flush_arg);
+	*next_flush = guac_now() + io->flush_seconds;
+}
+
 int guac_io_run(struct guac_io *io)
 {
 	static struct guac_io_thread th[GUAC_IO_MAX_JOBS];
@@ -1206,11 +1271,9 @@ int guac_io_run(struct guac_io *io)
 	}
 	while (atomic_load(&finished) < started) {
 		double left = next_progress - guac_now();
-		long ns = left <= 0 ? 0 : left >= tick / 1e9 ? tick : (long)(left * 1e9);
-		double until_flush = next_flush - guac_now();
-
-		if (io->flush && until_flush * 1e9 < ns)
-			ns = until_flush <= 0 ? 0 : (long)(until_flush * 1e9);
+		long ns = guac_io_flush_due(io, next_flush,
+					    left <= 0 ? 0 : left >= tick / 1e9 ? tick :
+					    (long)(left * 1e9));
 
 		if (wake && io->stop && atomic_load(io->stop)) {
 			for (i = 0; i < started; i++)
@@ -1220,11 +1283,8 @@ int guac_io_run(struct guac_io *io)
 				ns = GUAC_IO_WAKE_NS;
 		}
 		guac_io_sleep(ns);
-		if (io->flush && (guac_now() >= next_flush || atomic_exchange(&io->flush_wanted, false)) &&
-		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
-			io->flush(io, io->flush_arg);
-			next_flush = guac_now() + io->flush_seconds;
-		}
+		if (atomic_load(&finished) < started)
+			guac_io_flush_now(io, &next_flush);
 		if (io->checkpoint && io->checkpoint_seconds > 0 && guac_now() >= next_checkpoint &&
 		    !(io->stop && atomic_load(io->stop)) && atomic_load(&finished) < started) {
 			io->checkpoint(io, io->checkpoint_arg);
@@ -1244,13 +1304,7 @@ int guac_io_run(struct guac_io *io)
 	while (!sem_trywait(&guac_io_kick))
 		;
 	guac_io_progress_end(io, guac_now());
-	if (io->stop && atomic_load(io->stop)) {
-		uint64_t total = 0;
-
-		for (i = 0; i < io->jobs; i++)
-			total += io->job[i].end - io->job[i].start;
-		io->interrupted = guac_io_done(io) < total && !io->eof;
-	}
+	io->interrupted = guac_io_stopped_short(io);
 	/* Durable means fsynced: without this, "written" is only "in the cache". */
 	if (io->write && fsync(io->target->fd) && !io->sync_error)
 		io->sync_error = errno;

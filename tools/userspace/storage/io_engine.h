@@ -157,6 +157,15 @@ struct guac_io_hooks {
 	 * whole or not at all, and error_pos is where it landed.
 	 */
 	uint64_t (*place)(struct guac_io_job *job, uint64_t pos);
+	/*
+	 * Optional (writes): the size of the writes the block produced for run
+	 * position @pos goes out in (guac write --bs-split): one system call (or
+	 * io_uring write) each, in order, each waiting its turn under the rate
+	 * limit; the last one shorter where the block is. 0, or no hook: the
+	 * whole block in one. A placed block is still done whole or not at all;
+	 * an unplaced one's done may end between its writes.
+	 */
+	size_t (*piece)(struct guac_io_job *job, uint64_t pos);
 };
 
 /*
@@ -196,9 +205,10 @@ struct guac_io {
 	atomic_bool *stop;		/* set (e.g. by SIGINT) to end after the current block */
 	/*
 	 * Bytes a second over all jobs, 0 for no limit (guac write --rate, as
-	 * fio's rate): each block's system call waits for its turn (see
-	 * guac_io_throttle in io_engine.c). Writes count their pwrites, reads
-	 * their block reads; a write's read-backs (@backlog) are not counted.
+	 * fio's rate): each block's system call (each piece's, with a piece
+	 * hook) waits for its turn (see guac_io_throttle in io_engine.c).
+	 * Writes count their pwrites, reads their block reads; a write's
+	 * read-backs (@backlog) are not counted.
 	 */
 	uint64_t rate;
 	_Atomic int64_t rate_next_ns;	/* the engine's: CLOCK_MONOTONIC when the next block may go */
@@ -278,6 +288,9 @@ bool guac_io_gate_open(struct guac_io_job *job, uint64_t pos);
  * flush); false when a stop came meanwhile (the block is not to be sent).
  */
 bool guac_io_gate_wait(struct guac_io_job *job, uint64_t pos);
+
+/* The size of the writes @len bytes produced for run position @pos go out in: at most @len. */
+size_t guac_io_piece(struct guac_io_job *job, uint64_t pos, size_t len);
 
 /*
  * A write job's part through its own ring of io->iodepth (io_uring.c): 0

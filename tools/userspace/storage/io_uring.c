@@ -29,13 +29,20 @@
 #include "io_engine.h"
 #include "util.h"
 
-enum guac_uring_state { GUAC_URING_FREE, GUAC_URING_FLIGHT, GUAC_URING_OK, GUAC_URING_FAILED };
+/* STOPPED: a stop came while the block's next piece waited for its turn under the rate. */
+enum guac_uring_state { GUAC_URING_FREE, GUAC_URING_FLIGHT, GUAC_URING_OK, GUAC_URING_FAILED,
+			GUAC_URING_STOPPED };
 
-/* One write: its buffer, the run positions it was produced for and lands at. */
+/*
+ * One block: its buffer, the run positions it was produced for and lands at.
+ * It goes out in pieces (guac_io_piece: the whole block without a split),
+ * one write in flight at a time, each the next piece or a short write's rest.
+ */
 struct guac_uring_slot {
 	uint8_t *buf;
 	uint64_t pos, at;
 	size_t len, sent;		/* bytes to write, and written so far (short writes) */
+	size_t piece;			/* bytes a write */
 	enum guac_uring_state state;
 	int err;
 };
@@ -103,11 +110,16 @@ static void guac_uring_flush(struct guac_uring_job *u)
 	u->nqueued = 0;
 }
 
-/* Queue the rest of @s for the next submit; false (the slot failed) if it cannot be. */
+/*
+ * Queue @s's next write for the next submit: the rest of its piece under way,
+ * a whole one or what a short write left of it; false (the slot failed) if
+ * it cannot be.
+ */
 static bool guac_uring_queue(struct guac_uring_job *u, struct guac_uring_slot *s)
 {
 	const struct guac_io *io = u->job->io;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	size_t rest = s->piece - s->sent % s->piece;
 
 	if (u->broken) {
 		s->state = GUAC_URING_FAILED;
@@ -120,7 +132,9 @@ static bool guac_uring_queue(struct guac_uring_job *u, struct guac_uring_slot *s
 		s->err = EBUSY;
 		return false;
 	}
-	io_uring_prep_write(sqe, io->target->fd, s->buf + s->sent, (unsigned int)(s->len - s->sent),
+	if (rest > s->len - s->sent)
+		rest = s->len - s->sent;
+	io_uring_prep_write(sqe, io->target->fd, s->buf + s->sent, (unsigned int)rest,
 			    io->base + s->at + s->sent);
 	io_uring_sqe_set_data64(sqe, (uint64_t)(s - u->slot));
 	s->state = GUAC_URING_FLIGHT;
@@ -140,7 +154,8 @@ static void guac_uring_submit_next(struct guac_uring_job *u)
 
 	s->pos = u->next;
 	s->len = job->end - s->pos < io->bs ? (size_t)(job->end - s->pos) : io->bs;
-	if (!guac_io_throttle(io, s->len)) {
+	s->piece = guac_io_piece(job, s->pos, s->len);
+	if (!guac_io_throttle(io, s->piece)) {
 		u->halt = true;
 		return;
 	}
@@ -156,15 +171,30 @@ static void guac_uring_submit_next(struct guac_uring_job *u)
 		guac_uring_flush(u);
 }
 
-/* A completion: the slot is done, failed, or goes on with the rest of a short write. */
+/*
+ * A completion: the slot is done, failed, or goes on with the rest of a
+ * short write or its next piece, which first waits its turn under the rate.
+ */
 static void guac_uring_complete(struct guac_uring_job *u, struct guac_uring_slot *s, int res)
 {
+	struct guac_io *io = u->job->io;
+	size_t left;
+
 	u->inflight--;
 	if (res == -EINTR || res == -EAGAIN || (res > 0 && s->sent + (size_t)res < s->len)) {
 		/* As guac_io_pwrite_all: retried, or the rest written. */
 		s->sent += res > 0 ? (size_t)res : 0;
+		left = s->len - s->sent;
+		if (res > 0 && !(s->sent % s->piece) &&
+		    !guac_io_throttle(io, left < s->piece ? left : s->piece)) {
+			s->state = GUAC_URING_STOPPED;
+			u->halt = true;
+			return;
+		}
 		if (!guac_uring_queue(u, s))
 			u->halt = true;
+		else if (io->rate)
+			guac_uring_flush(u);	/* at its turn, as guac_uring_submit_next's */
 		return;
 	}
 	if (res <= 0) {
@@ -189,9 +219,11 @@ static void guac_uring_retire(struct guac_uring_job *u)
 	while (u->count && !u->ended) {
 		struct guac_uring_slot *s = &u->slot[u->head];
 
-		if (s->state == GUAC_URING_FAILED) {
-			job->error = s->err;
-			job->error_pos = s->at + s->sent;
+		if (s->state == GUAC_URING_FAILED || s->state == GUAC_URING_STOPPED) {
+			if (s->state == GUAC_URING_FAILED) {
+				job->error = s->err;
+				job->error_pos = s->at + s->sent;
+			}
 			/* A placed block is done whole or not: its part of the steps counts blocks. */
 			atomic_store(&job->done,
 				     (job->io->hooks.place ? s->pos : s->pos + s->sent) - job->start);
@@ -248,7 +280,8 @@ static void guac_uring_loop(struct guac_uring_job *u)
 			guac_uring_submit_next(u);
 		/* The retried rest of short writes too: queued by the last reap. */
 		guac_uring_flush(u);
-		if (!u->inflight && !u->halt && u->next < job->end) {
+		if (!u->inflight && !u->halt && u->next < job->end &&
+		    !guac_io_gate_open(job, u->next)) {
 			/* At the journal's limit with nothing in flight: wait for its flush. */
 			if (!guac_io_gate_wait(job, u->next))
 				u->halt = true;

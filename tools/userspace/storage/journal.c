@@ -24,6 +24,8 @@
 #define JOURNAL_VERSION 1u
 #define JOURNAL_PARTS_AT 120u
 #define JOURNAL_PART_BYTES 32u
+#define JOURNAL_SPLIT_AT (JOURNAL_PARTS_AT + JOURNAL_PART_BYTES * GUAC_JOURNAL_MAX_JOBS)
+#define JOURNAL_SPLIT_BYTES 12u		/* an entry: u64 size, u32 percent */
 
 static void put64(uint8_t *p, uint64_t v)
 {
@@ -89,6 +91,11 @@ static void journal_encode(const struct guac_journal_record *r, uint8_t *b)
 		put64(p + 16, r->part[i].flushed);
 		put64(p + 24, r->part[i].limit);
 	}
+	put32(b + JOURNAL_SPLIT_AT, r->split.n);
+	for (i = 0; i < r->split.n; i++) {
+		put64(b + JOURNAL_SPLIT_AT + 4 + JOURNAL_SPLIT_BYTES * i, r->split.size[i]);
+		put32(b + JOURNAL_SPLIT_AT + 12 + JOURNAL_SPLIT_BYTES * i, r->split.percent[i]);
+	}
 	put32(b + GUAC_JOURNAL_SLOT - 4, journal_crc(b, GUAC_JOURNAL_SLOT - 4));
 }
 
@@ -96,7 +103,10 @@ static void journal_encode(const struct guac_journal_record *r, uint8_t *b)
 static bool journal_sane(const struct guac_journal_record *r)
 {
 	uint64_t prev = 0;
+	unsigned int which;
 
+	if (r->split.n && guac_bs_split_check(&r->split, r->block_size, r->sector, &which))
+		return false;
 	if (!r->block_size || !r->passes || r->pass >= r->passes || !r->jobs ||
 	    r->jobs > GUAC_JOURNAL_MAX_JOBS || r->sector < 512 || (r->sector & (r->sector - 1)) ||
 	    !r->length || r->seek > UINT64_MAX - r->length)
@@ -136,6 +146,13 @@ static bool journal_decode(const uint8_t *b, struct guac_journal_record *r)
 
 		r->part[i] = (struct guac_journal_part){ get64(p), get64(p + 8), get64(p + 16),
 							 get64(p + 24) };
+	}
+	r->split.n = get32(b + JOURNAL_SPLIT_AT);
+	if (r->split.n > GUAC_BS_SPLIT_MAX)
+		return false;
+	for (i = 0; i < r->split.n; i++) {
+		r->split.size[i] = get64(b + JOURNAL_SPLIT_AT + 4 + JOURNAL_SPLIT_BYTES * i);
+		r->split.percent[i] = get32(b + JOURNAL_SPLIT_AT + 12 + JOURNAL_SPLIT_BYTES * i);
 	}
 	return journal_sane(r);
 }
@@ -229,7 +246,7 @@ static uint64_t journal_limit(const struct guac_journal *j, const struct guac_jo
 {
 	uint64_t len = p->end - p->start, room = (uint64_t)j->rec.window * j->rec.block_size;
 
-	return p->flushed > len - (room < len ? room : len) ? len : p->flushed + room;
+	return room >= len - p->flushed ? len : p->flushed + room;
 }
 
 /* The jobs may go on up to the record's limits (written and synced). */

@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "bs_split.h"
 #include "io_engine.h"
 
 #define GUAC_JOURNAL_SLOT 8192u
@@ -59,6 +60,8 @@ struct guac_journal_record {
 	uint32_t complete;		/* the fill ended whole and flushed */
 	uint32_t jobs;
 	struct guac_journal_part part[GUAC_JOURNAL_MAX_JOBS];
+	/* --bs-split: each block's writes (bs_split.h), drawn by (seed or 0, pass, block). */
+	struct guac_bs_split split;
 	/* Not stored: where it was read from. */
 	unsigned int slot;
 };

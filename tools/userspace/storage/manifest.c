@@ -479,15 +479,44 @@ static bool mf_decode_history(struct mf_ctx *c, const struct json *root, struct 
 }
 
 /*
+ * "bs_split" of the workload (guac write --bs-split): the write sizes each
+ * block drew from, [{"size": 4096, "percent": 50}, ...], checked against the
+ * block and sector sizes by guac_manifest_consistent().
+ */
+static bool mf_decode_bs_split(struct mf_ctx *c, const struct json *w, struct guac_manifest *m)
+{
+	static const char *const keys[] = { "size", "percent", NULL };
+	const struct json *a = mf_typed(c, w, "bs_split", JSON_ARRAY), *e;
+	struct guac_bs_split *s = &m->bs_split;
+
+	if (!a)
+		return false;
+	for (e = a->child; e; e = e->next) {
+		if (s->n == GUAC_BS_SPLIT_MAX)
+			return mf_fail(c, "workload bs_split has more than %d entries",
+				       GUAC_BS_SPLIT_MAX);
+		if (e->type != JSON_OBJECT)
+			return mf_fail(c, "an entry of workload bs_split must be an object");
+		if (!mf_known_keys(c, e, "a bs_split entry", keys) ||
+		    !mf_u64(c, e, "size", &s->size[s->n]) ||
+		    !mf_uint(c, e, "percent", &s->percent[s->n]))
+			return false;
+		s->n++;
+	}
+	return s->n || mf_fail(c, "workload bs_split is empty (a fill without one has none)");
+}
+
+/*
  * "workload" (version 8): the pattern, and a random one's seed, passes, the
  * pass its ranges' progress is of, and the stride between its passes'
- * origins; "iodepth" where more than one write a job was in flight.
+ * origins; "iodepth" where more than one write a job was in flight;
+ * "bs_split" where the blocks went out in writes of sizes drawn from one.
  */
 static bool mf_decode_workload(struct mf_ctx *c, const struct json *root,
 			       struct guac_manifest *m)
 {
 	static const char *const keys[] = { "pattern", "seed", "passes", "pass", "pass_stride",
-					    "iodepth", NULL };
+					    "iodepth", "bs_split", NULL };
 	const struct json *w;
 	char pattern[16];
 
@@ -506,6 +535,8 @@ static bool mf_decode_workload(struct mf_ctx *c, const struct json *root,
 	if (mf_get(w, "iodepth") && (!mf_uint(c, w, "iodepth", &m->iodepth) || !m->iodepth))
 		return mf_fail(c, "workload iodepth: expected 1 to %d writes in flight a job",
 			       GUAC_MANIFEST_MAX_IODEPTH);
+	if (mf_get(w, "bs_split") && !mf_decode_bs_split(c, w, m))
+		return false;
 	if (!strcmp(pattern, "sequential"))
 		return true;
 	if (strcmp(pattern, "random"))
@@ -671,13 +702,21 @@ static bool mf_record_consistent(const struct guac_manifest *m, char *why, size_
 	return true;
 }
 
-/* A random fill: whole blocks, one part, a pass of its passes, the last when complete. */
+/*
+ * The workload: a queue depth in range, a split that fits the blocks; a random
+ * fill whole blocks, one part, a pass of its passes, the last when complete.
+ */
 static bool mf_workload_consistent(const struct guac_manifest *m, char *why, size_t size)
 {
 	unsigned int i;
 
 	if (m->iodepth > GUAC_MANIFEST_MAX_IODEPTH)	/* 0: not recorded, one at a time */
 		MF_BAD("workload iodepth %u is not 1 to %d", m->iodepth, GUAC_MANIFEST_MAX_IODEPTH);
+	if (guac_bs_split_check(&m->bs_split, m->block_size, m->sector_size, &i))
+		MF_BAD("workload bs_split entry %u (size %" PRIu64 ", %u%%): the sizes must be "
+		       "distinct, divide block_size %" PRIu64 " and be whole %u-byte sectors, the "
+		       "percentages 1 to 100 summing to 100", i + 1, m->bs_split.size[i],
+		       m->bs_split.percent[i], m->block_size, m->sector_size);
 	if (!m->random)
 		return true;
 	if (!m->passes || m->pass >= m->passes)
@@ -799,8 +838,8 @@ bool guac_manifest_load(const char *path, struct guac_manifest *m)
 
 unsigned int guac_manifest_save_version(const struct guac_manifest *m)
 {
-	return m->random || m->iodepth > 1 ? GUAC_MANIFEST_VERSION :
-					     GUAC_MANIFEST_SEQUENTIAL_VERSION;
+	return m->random || m->iodepth > 1 || m->bs_split.n ? GUAC_MANIFEST_VERSION :
+							      GUAC_MANIFEST_SEQUENTIAL_VERSION;
 }
 
 uint64_t guac_manifest_pass_origin(const struct guac_manifest *m, unsigned int pass)
@@ -950,9 +989,11 @@ static void mf_print_places(FILE *f, const struct guac_manifest *m, unsigned int
 	fputs(m->nverify_bad ? "\n  ]" : "]", f);
 }
 
-/* "workload" (version 8): the pattern, a random one's order, the queue depth above 1. */
+/* "workload" (version 8): the pattern, a random one's order, the queue depth above 1, a split. */
 static void mf_print_workload(FILE *f, const struct guac_manifest *m)
 {
+	unsigned int i;
+
 	if (m->random)
 		fprintf(f, ",\n  \"workload\": {\"pattern\": \"random\", \"seed\": %" PRIu64
 			", \"passes\": %u, \"pass\": %u, \"pass_stride\": %" PRIu64, m->seed,
@@ -961,6 +1002,13 @@ static void mf_print_workload(FILE *f, const struct guac_manifest *m)
 		fputs(",\n  \"workload\": {\"pattern\": \"sequential\"", f);
 	if (m->iodepth > 1)
 		fprintf(f, ", \"iodepth\": %u", m->iodepth);
+	if (m->bs_split.n) {
+		fputs(", \"bs_split\": [", f);
+		for (i = 0; i < m->bs_split.n; i++)
+			fprintf(f, "%s{\"size\": %" PRIu64 ", \"percent\": %u}", i ? ", " : "",
+				m->bs_split.size[i], m->bs_split.percent[i]);
+		fputc(']', f);
+	}
 	fputc('}', f);
 }
 /*

@@ -11,12 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "bs_split.h"
 #include "io_engine.h"
 
 #define GUAC_MANIFEST_FORMAT "guacrng-manifest"
 /*
  * 8: "workload", the write's pattern (random: its seed, passes, the pass reached
- * and the stride between the passes' origins); a sequential fill's manifest
+ * and the stride between the passes' origins; a queue depth above 1; a
+ * --bs-split's sizes); a sequential fill's manifest
  * stays version 7, so that an older guac still reads it, and one that cannot
  * tell a random fill's progress refuses it by its number.
  * 7: the verify status "partial" (a check of part of the fill that found
@@ -134,6 +136,13 @@ struct guac_manifest {
 	 * 8 records it. How the blocks were sent, never which data they hold.
 	 */
 	unsigned int iodepth;
+	/*
+	 * guac write --bs-split (bs_split.h): the write sizes each block drew
+	 * from, n 0 for none (whole blocks; no "bs_split" in the workload). Set
+	 * when the fill began and kept by its resumes: version 8 records it.
+	 * How the blocks were sent, never which data they hold.
+	 */
+	struct guac_bs_split bs_split;
 	enum guac_fill_status status;	/* running, complete, interrupted or failed */
 	char error[128];		/* strerror of the failure, or empty */
 	char started[32], finished[32];	/* UTC, ISO 8601 */
@@ -255,6 +264,7 @@ enum guac_fill_field {
 	GUAC_FILL_MACHINE,
 	GUAC_FILL_IO_MODE,
 	GUAC_FILL_IDENTITY,
+	GUAC_FILL_BS_SPLIT,		/* a resume's --bs-split (guac_fill_resume_same() alone) */
 };
 
 /* What differs, with both sides' values, for the caller to word. */
@@ -285,7 +295,10 @@ void guac_manifest_now(char *buf, size_t size);
  */
 bool guac_manifest_load(const char *path, struct guac_manifest *m);
 
-/* The version @m is saved as: the lowest that holds it (8 for a random fill, else 7). */
+/*
+ * The version @m is saved as: the lowest that holds it (8 for a random fill,
+ * a queue depth or a --bs-split; else 7).
+ */
 unsigned int guac_manifest_save_version(const struct guac_manifest *m);
 
 /* The origin pass @pass of @m's fill writes (the last pass's is m->origin). */

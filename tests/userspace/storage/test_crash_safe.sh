@@ -48,6 +48,17 @@ refused "--crash-safe --jobs 129" "at most 128 --jobs" \
 "$GUAC" gen --length 4096 >"$tmp/same"
 refused "--journal naming the target" "is the target" \
 	"$GUAC" write --crash-safe --journal "$tmp/same" --length 1M "$tmp/same"
+echo "not a journal" >"$tmp/notj"
+refused "--journal over a file that is not a guac journal" "holds data that is not a guac journal" \
+	"$GUAC" write --crash-safe --journal "$tmp/notj" --length 1M "$tmp/new"
+check "... that file untouched" "[ \"\$(cat '$tmp/notj')\" = 'not a journal' ]"
+typo=/dev/guac-journal-typo-$$
+refused "--journal naming a /dev path that does not exist (a typo)" "no such device" \
+	"$GUAC" write --crash-safe --journal "$typo" --length 1M "$tmp/new"
+check "... no file made in /dev" "[ ! -e '$typo' ]"
+rm -f "$typo"
+refused "--journal naming the manifest" "is the manifest" \
+	"$GUAC" write --crash-safe --journal "$tmp/m.json" -m "$tmp/m.json" --length 1M "$tmp/new"
 refused "verify --prior-origin without --after-crash" "is for --after-crash" \
 	"$GUAC" verify --prior-origin 5 "$tmp/same"
 refused "verify --after-crash --length" "not with --length" \

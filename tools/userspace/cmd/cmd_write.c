@@ -1288,7 +1288,9 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 		       "drawn per block (seed %" PRIu64 ")\n",
 		       guac_bs_split_str(split, sizeof(split), &sh->split),
 		       sh->random ? sh->seed : 0);
-	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force);
+	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force) &&
+		(!o->crash_safe || !o->journal ||
+		 write_journal_clear(o->journal, o->manifest, o->force));
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }
 

@@ -7,9 +7,15 @@
  * and before the manifest is saved: nothing is created or written.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "journal.h"
+#include "util.h"
 #include "write_target.h"
 
 bool write_target_usable(const char *path, const struct guac_probe *p)
@@ -110,6 +116,48 @@ bool write_target_clear(const char *path, const struct guac_probe *p,
 	write_target_list(stderr, "  ", p, resume);
 	fprintf(stderr, "Check that it is the right target; --force writes over it.\n");
 	return false;
+}
+
+/* Whether @path holds a guac journal already, or nothing (an empty file). */
+static bool write_journal_reusable(const char *path)
+{
+	struct guac_journal_record *r = malloc(sizeof(*r));
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && !fstat(fd, &st) && ((S_ISREG(st.st_mode) && !st.st_size) ||
+						  (r && !guac_journal_read(fd, 0, r)));
+
+	if (fd >= 0)
+		close(fd);
+	free(r);
+	return ok;
+}
+
+bool write_journal_clear(const char *journal, const char *manifest, bool force)
+{
+	struct guac_probe *p = calloc(1, sizeof(*p));
+	struct stat a, b;
+	bool ok = false;
+
+	if (!p) {
+		guac_err("out of memory");
+		return false;
+	}
+	guac_probe_target(journal, p);
+	if (manifest && (!strcmp(journal, manifest) || (!stat(journal, &a) && !stat(manifest, &b) &&
+							 a.st_dev == b.st_dev && a.st_ino == b.st_ino)))
+		guac_err("--journal '%s' is the manifest: give each its own file; nothing written",
+			 journal);
+	else if (write_target_usable(journal, p) && write_target_clear(journal, p, NULL, force))
+		ok = true;
+	if (ok && !p->missing && !force && !write_journal_reusable(journal)) {
+		guac_err("refusing to write: --journal '%s' holds data that is not a guac journal; "
+			 "its first 16 KiB would be written over; nothing written (--force writes "
+			 "over them)", journal);
+		ok = false;
+	}
+	free(p);
+	return ok;
 }
 
 void write_target_plan(const struct write_plan *w, const struct guac_probe *p,

@@ -40,6 +40,14 @@ bool write_target_usable(const char *path, const struct guac_probe *p);
 bool write_target_clear(const char *path, const struct guac_probe *p,
 			const struct guac_manifest *resume, bool force);
 
+/*
+ * --crash-safe's --journal @journal: the same rules as the target's (no new
+ * file under /dev, nothing in use, a signature only with @force), and an
+ * existing file or device that does not hold a guac journal already is
+ * written over only with @force, never the manifest. False after a message.
+ */
+bool write_journal_clear(const char *journal, const char *manifest, bool force);
+
 /* --dry-run: the plan and the findings, on standard output. */
 void write_target_plan(const struct write_plan *w, const struct guac_probe *p,
 		       const struct guac_manifest *resume);

@@ -16,6 +16,8 @@
 #   guac write --force --pattern random --bs 4K --iodepth 32 --direct
 #       --length L --json DEV
 #
+# and, a third row, the same fio with --refill_buffers (fresh random data for
+# every write, as guac generates its own; plain fio fills its buffers once).
 # The guest half is tests/vm/fio/10-fio-compare.sh. IOPS: fio's JSON iops;
 # guac's bytes_written / seconds / 4096. Prints every round's figures, the
 # medians and the median of the rounds' guac/fio ratios per device, with the
@@ -69,6 +71,13 @@ model=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "(TCG), ${VM_SMP:-2} vCPUs, ${VM_MEM:-1G} of memory; $mib MiB a run, $rounds rounds, the order reversed"
 	echo "each round. Under TCG the IOPS are the emulator's: only the guac/fio ratios mean anything."
 	echo
+	# The generator alone on the host, against the guest's "gen" lines below.
+	for impl in generic auto; do
+		t0=$(date +%s.%N)
+		"$user/guac" gen --impl $impl --length "${mib}M" >/dev/null
+		echo "- host: gen $impl $(echo "$t0 $(date +%s.%N)" | awk -v b=$((mib << 20)) \
+			'{ printf "%.1f MB/s (%.3f s for the %d bytes)", b / ($2 - $1) / 1e6, $2 - $1, b }')"
+	done
 	python3 - "$GUAC_VM_BUILD/$kver/tap.txt" <<'EOF'
 import statistics, sys
 runs, notes = {}, []
@@ -96,14 +105,15 @@ for dev, tools in runs.items():
             "%.0f" % v[r][0] if r in v else "-" for r in rounds),
             med(x[0] for x in v.values()), med(x[1] for x in v.values())))
     print()
-    both = [r for r in rounds if r in tools.get("fio", {}) and r in tools.get("guac", {})]
-    if both:
-        ratios = [tools["guac"][r][0] / tools["fio"][r][0] for r in both]
-        print("- guac / fio on /dev/%s: median of the rounds' ratios **%.2fx** (%s), ratio of "
-              "medians %.2fx" % (dev, med(ratios), ", ".join("%.2f" % x for x in ratios),
-              med(tools["guac"][r][0] for r in both) / med(tools["fio"][r][0] for r in both)))
-    else:
-        print("- /dev/%s: no round with both tools' figures" % dev)
+    for ref in ("fio", "fio-refill"):
+        both = [r for r in rounds if r in tools.get(ref, {}) and r in tools.get("guac", {})]
+        if both:
+            ratios = [tools["guac"][r][0] / tools[ref][r][0] for r in both]
+            print("- guac / %s on /dev/%s: median of the rounds' ratios **%.2fx** (%s), ratio "
+                  "of medians %.2fx" % (ref, dev, med(ratios), ", ".join("%.2f" % x for x in ratios),
+                  med(tools["guac"][r][0] for r in both) / med(tools[ref][r][0] for r in both)))
+        else:
+            print("- /dev/%s: no round with both guac's and %s's figures" % (dev, ref))
     print()
 EOF
 	grep '^not ok ' "$GUAC_VM_BUILD/$kver/tap.txt" | sed 's/^/failed: /' || true

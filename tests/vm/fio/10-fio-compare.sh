@@ -3,7 +3,9 @@
 # check): random 4 KiB writes at queue depth 32, `guac write --pattern random`
 # against fio's io_uring engine with the same pattern (every block once), on a
 # null_blk device (no memory behind it, completions inline) and a brd RAM
-# disk, O_DIRECT, in rounds whose order is reversed from one to the next. The
+# disk, O_DIRECT, in rounds whose order is reversed from one to the next;
+# and fio with --refill_buffers (new random data for every write, as guac
+# generates its own), a third row, beside the comparison asked for. The
 # test points say each step ran; the figures leave as "# bench: run ..." lines
 # that the host script tabulates. Under TCG only the ratios mean anything.
 #
@@ -27,11 +29,13 @@ bench() {
 	echo "# bench: $*"
 }
 
-# fio_run DEV SIZE: the random write, its JSON in /tmp/fio.json.
+# fio_run DEV SIZE [OPTION...]: the random write, its JSON in /tmp/fio.json.
 fio_run() {
-	fio --name=rw --filename="$1" --rw=randwrite --bs=4k --iodepth=32 \
-		--ioengine=$engine --direct=1 --size="$2" --norandommap=0 --randrepeat=0 \
-		--end_fsync=1 --output-format=json --output=/tmp/fio.json
+	local dev=$1 size=$2
+	shift 2
+	fio --name=rw --filename="$dev" --rw=randwrite --bs=4k --iodepth=32 \
+		--ioengine=$engine --direct=1 --size="$size" --norandommap=0 --randrepeat=0 \
+		--end_fsync=1 --output-format=json --output=/tmp/fio.json "$@"
 }
 
 # guac_run DEV: the same with guac, its JSON report in /tmp/guac.json.
@@ -56,8 +60,11 @@ guac_field() {
 one() {
 	local r=$1 dev=$2 tool=$3 iops= secs=
 	rm -f /tmp/fio.json /tmp/guac.json
-	if [ "$tool" = fio ]; then
-		check "round $r: fio --ioengine=$engine, $mib MiB on $dev" fio_run "$dev" "$length"
+	if [ "$tool" != guac ]; then
+		# fio-refill: fresh random data in every buffer before each write
+		# (--refill_buffers), where plain fio fills its buffers once.
+		check "round $r: $tool --ioengine=$engine, $mib MiB on $dev" fio_run "$dev" "$length" \
+			$([ "$tool" = fio ] || echo --refill_buffers)
 		iops=$(fio_field iops 2>/dev/null)
 		secs=$(fio_field runtime 2>/dev/null | awk '{ printf "%.3f", $1 / 1000 }')
 	else
@@ -84,7 +91,22 @@ bench "guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1
 check "insmod null_blk nr_devices=1 queue_mode=2 irqmode=0 gb=1 memory_backed=0: /dev/nullb0" \
 	load_null_blk
 check "insmod brd rd_nr=1 rd_size=$((256 * 1024)) (a 256 MiB RAM disk): /dev/ram0" load_brd
-bench "devices: $(for d in $devices; do echo "${d##*/}: $(cat /sys/block/${d##*/}/queue/scheduler 2>/dev/null) $(cat /sys/block/${d##*/}/queue/logical_block_size)-byte sectors;"; done)"
+bench "devices: $(for d in $devices; do echo "${d##*/}: scheduler $(cat /sys/block/${d##*/}/queue/scheduler 2>/dev/null || echo none), $(cat /sys/block/${d##*/}/queue/logical_block_size)-byte sectors;"; done | tr '\n' ' ')"
+
+# What generating the data alone costs in this guest: TCG emulates vector
+# instructions one helper call at a time, so guac's generator, which fio has
+# no counterpart of (it fills its buffers once), is slowed far more than the
+# I/O path is. MB/s of `guac gen` to /dev/null, one thread, per implementation.
+uptime_s() {
+	cut -d' ' -f1 /proc/uptime
+}
+bench "guest CPU flags: $(grep -o -w -e sse2 -e avx2 -e avx512f /proc/cpuinfo | sort -u | tr '\n' ' ')"
+for impl in generic auto; do
+	t0=$(uptime_s)
+	guac gen --impl $impl --length "$length" >/dev/null
+	bench "gen $impl $(awk -v t0="$t0" -v t1="$(uptime_s)" -v b="$length" \
+		'BEGIN { printf "%.1f MB/s (%.2f s for the %d bytes)", b / (t1 - t0) / 1e6, t1 - t0, b }')"
+done
 
 # fio's io_uring engine tried first on 4 KiB: where it cannot run, its error is
 # kept and libaio, labelled, takes its place.
@@ -104,7 +126,7 @@ done
 # hits both tools alike.
 forward= backward=
 for dev in $devices; do
-	for tool in fio guac; do
+	for tool in fio guac fio-refill; do
 		forward="$forward $dev:$tool"
 		backward="$dev:$tool $backward"
 	done

@@ -12,6 +12,8 @@
 # The distro modules listed in tests/vm/modules go, with their dependencies,
 # into /lib/modules/extra/ (extra.order): scenarios load those themselves.
 # GUAC_VM_MODULES: another such list (tests/vm/twohosts/modules).
+# GUAC_VM_HOST_PROGRAMS: more lists of host programs, after host-programs
+# (default none; tests/vm/fio/host-programs: fio, for tests/vm/bench-fio.sh).
 #
 # GUAC_ARCH=arm64: busybox and the host programs come from Debian's arm64
 # .debs instead (userland.sh), their shared libraries found through their
@@ -111,9 +113,10 @@ foreign_libs() {
 [ -z "$progroot" ] || add_program() {
 	foreign_copy "$1"
 }
-grep -v '^\s*\(#\|$\)' "$tests/host-programs" | while read -r prog; do
-	add_program "$prog"
-done
+cat "$tests/host-programs" ${GUAC_VM_HOST_PROGRAMS:-} | grep -v '^\s*\(#\|$\)' |
+	while read -r prog; do
+		add_program "$prog"
+	done
 
 # The distro modules guacrng.ko needs (rng-core on kernels whose hw_random
 # core is a module), dependencies first, decompressed (busybox insmod reads

@@ -52,6 +52,10 @@ echo "not a journal" >"$tmp/notj"
 refused "--journal over a file that is not a guac journal" "holds data that is not a guac journal" \
 	"$GUAC" write --crash-safe --journal "$tmp/notj" --length 1M "$tmp/new"
 check "... that file untouched" "[ \"\$(cat '$tmp/notj')\" = 'not a journal' ]"
+head -c 20000 /dev/zero >"$tmp/zeros"
+"$GUAC" write --crash-safe --journal "$tmp/zeros" --length 64K "$tmp/z.img" >/dev/null 2>&1
+check "--journal over a file of zeros (a wiped disk's first 16 KiB): written, exit 0" \
+	"[ $? -eq 0 ] && '$GUAC' verify --after-crash --journal '$tmp/zeros' '$tmp/z.img' >/dev/null"
 typo=/dev/guac-journal-typo-$$
 refused "--journal naming a /dev path that does not exist (a typo)" "no such device" \
 	"$GUAC" write --crash-safe --journal "$typo" --length 1M "$tmp/new"

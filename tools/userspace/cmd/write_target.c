@@ -118,17 +118,25 @@ bool write_target_clear(const char *path, const struct guac_probe *p,
 	return false;
 }
 
-/* Whether @path holds a guac journal already, or nothing (an empty file). */
+/*
+ * Whether @path holds a guac journal already, or nothing where the journal
+ * goes: an empty file, or zeros in its first 16 KiB (a fresh or wiped disk).
+ */
 static bool write_journal_reusable(const char *path)
 {
 	struct guac_journal_record *r = malloc(sizeof(*r));
-	struct stat st;
+	uint8_t *head = calloc(1, GUAC_JOURNAL_SIZE);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool ok = fd >= 0 && !fstat(fd, &st) && ((S_ISREG(st.st_mode) && !st.st_size) ||
-						  (r && !guac_journal_read(fd, 0, r)));
+	ssize_t n = fd >= 0 && head ? pread(fd, head, GUAC_JOURNAL_SIZE, 0) : -1;
+	bool ok = n >= 0;
 
+	for (ssize_t i = 0; ok && i < n; i++)
+		ok = !head[i];
+	if (!ok && n >= 0 && r)
+		ok = !guac_journal_read(fd, 0, r);
 	if (fd >= 0)
 		close(fd);
+	free(head);
 	free(r);
 	return ok;
 }

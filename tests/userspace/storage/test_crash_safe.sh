@@ -63,6 +63,8 @@ check "... no file made in /dev" "[ ! -e '$typo' ]"
 rm -f "$typo"
 refused "--journal naming the manifest" "is the manifest" \
 	"$GUAC" write --crash-safe --journal "$tmp/m.json" -m "$tmp/m.json" --length 1M "$tmp/new"
+refused "--journal naming a target not yet created" "is the target" \
+	"$GUAC" write --crash-safe --journal "$tmp/new" --length 1M "$tmp/new"
 refused "verify --prior-origin without --after-crash" "is for --after-crash" \
 	"$GUAC" verify --prior-origin 5 "$tmp/same"
 refused "verify --after-crash --length" "not with --length" \

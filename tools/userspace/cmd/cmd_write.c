@@ -934,6 +934,9 @@ static void write_say_journal_refusal(const struct guac_fill *f, enum guac_fill_
 	else if (reason == GUAC_FILL_JOURNAL_IS_TARGET)
 		guac_err("--journal '%s' is the target: leave --journal out to keep the journal in "
 			 "its last 16 KiB; nothing written", f->o->journal);
+	else if (reason == GUAC_FILL_JOURNAL_IS_MANIFEST)
+		guac_err("--journal '%s' is the manifest: give each its own file; nothing written",
+			 f->o->journal);
 	else if (reason == GUAC_FILL_JOURNAL_NO_ROOM)
 		guac_err("--crash-safe keeps its journal in the last 16 KiB of '%s' (%" PRIu64
 			 " bytes): nothing is left for the fill after --seek %" PRIu64 " (or give "
@@ -1290,7 +1293,7 @@ int write_plan_fill(const struct write_args *a, struct guac_fill *f)
 		       sh->random ? sh->seed : 0);
 	clear = write_target_clear(o->target, &f->probe, f->resume_of, o->force) &&
 		(!o->crash_safe || !o->journal ||
-		 write_journal_clear(o->journal, o->manifest, o->force));
+		 write_journal_clear(o->journal, o->force));
 	return clear ? GUAC_EXIT_OK : GUAC_EXIT_ERROR;
 }
 

@@ -141,23 +141,17 @@ static bool write_journal_reusable(const char *path)
 	return ok;
 }
 
-bool write_journal_clear(const char *journal, const char *manifest, bool force)
+bool write_journal_clear(const char *journal, bool force)
 {
 	struct guac_probe *p = calloc(1, sizeof(*p));
-	struct stat a, b;
-	bool ok = false;
+	bool ok;
 
 	if (!p) {
 		guac_err("out of memory");
 		return false;
 	}
 	guac_probe_target(journal, p);
-	if (manifest && (!strcmp(journal, manifest) || (!stat(journal, &a) && !stat(manifest, &b) &&
-							 a.st_dev == b.st_dev && a.st_ino == b.st_ino)))
-		guac_err("--journal '%s' is the manifest: give each its own file; nothing written",
-			 journal);
-	else if (write_target_usable(journal, p) && write_target_clear(journal, p, NULL, force))
-		ok = true;
+	ok = write_target_usable(journal, p) && write_target_clear(journal, p, NULL, force);
 	if (ok && !p->missing && !force && !write_journal_reusable(journal)) {
 		guac_err("refusing to write: --journal '%s' holds data that is not a guac journal; "
 			 "its first 16 KiB would be written over; nothing written (--force writes "

@@ -44,9 +44,10 @@ bool write_target_clear(const char *path, const struct guac_probe *p,
  * --crash-safe's --journal @journal: the same rules as the target's (no new
  * file under /dev, nothing in use, a signature only with @force), and an
  * existing file or device that does not hold a guac journal already is
- * written over only with @force, never the manifest. False after a message.
+ * written over only with @force (the plan refuses the target and the
+ * manifest). False after a message.
  */
-bool write_journal_clear(const char *journal, const char *manifest, bool force);
+bool write_journal_clear(const char *journal, bool force);
 
 /* --dry-run: the plan and the findings, on standard output. */
 void write_target_plan(const struct write_plan *w, const struct guac_probe *p,

@@ -24,6 +24,7 @@ struct crash_state {
 	struct guac_crash_check *c;
 	const struct guac_journal_record *r;
 	struct guac_permutation perm;	/* a random fill's pass under way */
+	uint64_t step_block, step_of;	/* the last block unpermuted, and its step */
 	uint8_t *data, *want_new, *want_old, *scratch;
 	bool old_known;			/* pass p-1's, or the prior content named */
 	uint64_t chunk;			/* the chunk's first run position */
@@ -54,16 +55,26 @@ static const struct guac_journal_part *crash_part(const struct guac_journal_reco
 	return &r->part[lo];
 }
 
-/* The step position of run position @x: a random pass's block order, else itself. */
-static uint64_t crash_step(const struct crash_state *st, uint64_t x)
+/*
+ * The step position of run position @x: a random pass's block order, else
+ * itself. A block's pieces come one after another: its step is worked out
+ * once, not once a unit.
+ */
+static uint64_t crash_step(struct crash_state *st, uint64_t x)
 {
 	uint64_t bs = st->r->block_size;
 
-	return st->r->random ? guac_unpermute(&st->perm, x / bs) * bs + x % bs : x;
+	if (!st->r->random)
+		return x;
+	if (st->step_block != x / bs) {
+		st->step_block = x / bs;
+		st->step_of = guac_unpermute(&st->perm, st->step_block);
+	}
+	return st->step_of * bs + x % bs;
 }
 
 /* The expectation of the @len bytes at run position @x, all of one write. */
-static enum guac_crash_expect crash_expect(const struct crash_state *st, uint64_t x, uint64_t len)
+static enum guac_crash_expect crash_expect(struct crash_state *st, uint64_t x, uint64_t len)
 {
 	uint64_t step = crash_step(st, x);
 	const struct guac_journal_part *p = crash_part(st->r, step);
@@ -349,6 +360,7 @@ int guac_crash_check_run(struct guac_crash_check *c)
 	st->c = c;
 	st->r = r;
 	st->old_known = r->pass > 0 || c->prior_known;
+	st->step_block = UINT64_MAX;	/* none yet */
 	if (r->random)
 		guac_permutation_init(&st->perm, r->length / r->block_size,
 				      guac_permutation_pass_seed(r->seed, r->pass));

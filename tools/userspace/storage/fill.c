@@ -65,20 +65,22 @@ static bool fill_abspath(const char *path, char *out, size_t size)
 }
 
 /*
- * The manifest is renamed into place at the end: if its path is the
- * target's (typed twice, or a symlink or hard link to it), the data would
- * be replaced by the manifest. Same inode, or the same absolute path for
- * files not yet created. (A dangling symlink is replaced, not followed.)
+ * Whether two paths name one file or device: the manifest is renamed into
+ * place at the end, and a crash-safe fill's journal is written at its byte
+ * 0, so either typed as the target (twice, or a symlink or hard link to it)
+ * would destroy the data. Same inode (or device), or the same absolute path
+ * for files not yet created. (A dangling symlink is replaced, not followed.)
  */
-static bool fill_manifest_is_target(const char *manifest, const char *target)
+static bool fill_same_path(const char *a, const char *b)
 {
-	char ma[PATH_MAX + 256], ta[PATH_MAX + 256];
-	struct stat ms, ts;
+	char aa[PATH_MAX + 256], ba[PATH_MAX + 256];
+	struct stat as, bs;
 
-	if (!stat(manifest, &ms) && !stat(target, &ts))
-		return ms.st_dev == ts.st_dev && ms.st_ino == ts.st_ino;
-	return fill_abspath(manifest, ma, sizeof(ma)) && fill_abspath(target, ta, sizeof(ta)) &&
-	       !strcmp(ma, ta);
+	if (!stat(a, &as) && !stat(b, &bs))
+		return S_ISBLK(as.st_mode) && S_ISBLK(bs.st_mode) ? as.st_rdev == bs.st_rdev :
+		       as.st_dev == bs.st_dev && as.st_ino == bs.st_ino;
+	return fill_abspath(a, aa, sizeof(aa)) && fill_abspath(b, ba, sizeof(ba)) &&
+	       !strcmp(aa, ba);
 }
 
 /* The manifest's fill before this one, if there is a manifest: false if it does not parse. */
@@ -102,7 +104,7 @@ static enum guac_fill_reason fill_plan_resume(struct guac_fill *f)
 	const struct guac_fill_options *o = f->o;
 	const struct guac_manifest *old = &f->old;
 
-	if (!o->resume || !o->manifest || fill_manifest_is_target(o->manifest, o->target) ||
+	if (!o->resume || !o->manifest || fill_same_path(o->manifest, o->target) ||
 	    access(o->manifest, F_OK))
 		return GUAC_FILL_OK;
 	if (!fill_load_old(f))
@@ -235,18 +237,6 @@ static enum guac_fill_reason fill_plan_workload(struct guac_fill *f)
 	return GUAC_FILL_OK;
 }
 
-/* Whether @a and @b name one file or block device. */
-static bool fill_same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (stat(a, &sa) || stat(b, &sb))
-		return false;
-	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
-		return sa.st_rdev == sb.st_rdev;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /*
  * A crash-safe fill's journal (journal.h): on a file or device of its own,
  * or in the target, past the fill: a block device's last 16 KiB, which its
@@ -267,9 +257,12 @@ static enum guac_fill_reason fill_plan_journal(struct guac_fill *f)
 		return fill_refuse(f, GUAC_FILL_CRASH_SAFE_SHARDED);
 	if (sh->jobs > GUAC_JOURNAL_MAX_JOBS)
 		return fill_refuse(f, GUAC_FILL_CRASH_SAFE_JOBS);
+	if (o->journal && fill_same_path(o->journal, o->target))
+		return fill_refuse(f, GUAC_FILL_JOURNAL_IS_TARGET);
+	if (o->journal && o->manifest && fill_same_path(o->journal, o->manifest))
+		return fill_refuse(f, GUAC_FILL_JOURNAL_IS_MANIFEST);
 	if (o->journal)
-		return fill_same_file(o->journal, o->target) ?
-		       fill_refuse(f, GUAC_FILL_JOURNAL_IS_TARGET) : GUAC_FILL_OK;
+		return GUAC_FILL_OK;
 	if (f->t.kind != GUAC_TARGET_BLOCK) {
 		end = f->t.size > sh->seek + sh->length ? f->t.size : sh->seek + sh->length;
 		f->journal_at = (end + 4095) & ~(uint64_t)4095;
@@ -410,7 +403,7 @@ static enum guac_fill_reason fill_plan_manifest(struct guac_fill *f)
 
 	if (!o->manifest)
 		return GUAC_FILL_OK;
-	if (fill_manifest_is_target(o->manifest, o->target))
+	if (fill_same_path(o->manifest, o->target))
 		return fill_refuse(f, GUAC_FILL_MANIFEST_IS_TARGET);
 	if (!fill_abspath(o->target, f->target_abs, sizeof(f->target_abs))) {
 		f->refusal.error = errno;

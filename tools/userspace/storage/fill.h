@@ -157,6 +157,7 @@ enum guac_fill_reason {
 	GUAC_FILL_CRASH_SAFE_SHARDED,	/* crash-safe: one writer of the fill */
 	GUAC_FILL_CRASH_SAFE_JOBS,	/* crash-safe: more jobs than a record holds */
 	GUAC_FILL_JOURNAL_IS_TARGET,	/* --journal names the target: the default */
+	GUAC_FILL_JOURNAL_IS_MANIFEST,	/* --journal names the manifest */
 	GUAC_FILL_JOURNAL_NO_ROOM,	/* the target's last 16 KiB: not past seek */
 	GUAC_FILL_JOURNAL_OVERLAP,	/* the range covers the journal: refusal.start/end */
 	GUAC_FILL_JOURNAL_UNUSABLE,	/* --journal cannot be opened (refusal.error) */
